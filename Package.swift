@@ -1,0 +1,96 @@
+// swift-tools-version:6.0
+// The coexist package: one SQLite file shared by a Core Data store and a new relational schema.
+
+import PackageDescription
+
+let strict: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("InternalImportsByDefault"),
+]
+
+let package = Package(
+    name: "coexist",
+    products: [
+        .executable(name: "coexistd", targets: ["coexistd"]),
+        .executable(name: "coexistctl", targets: ["coexistctl"]),
+        .library(name: "CoexistLegacyStore", targets: ["CoexistLegacyStore"]),
+    ],
+    targets: [
+        // C boundaries: a module map and a shim header each, nothing else.
+        .systemLibrary(
+            name: "CSQLite",
+            pkgConfig: "sqlite3",
+            providers: [.apt(["libsqlite3-dev"])]
+        ),
+        .systemLibrary(
+            name: "CSystemd",
+            pkgConfig: "libsystemd",
+            providers: [.apt(["libsystemd-dev"])]
+        ),
+        .systemLibrary(
+            name: "CZlib",
+            pkgConfig: "zlib",
+            providers: [.apt(["zlib1g-dev"])]
+        ),
+        .systemLibrary(
+            name: "CLibXML2",
+            pkgConfig: "libxml-2.0",
+            providers: [.apt(["libxml2-dev"])]
+        ),
+
+        // Libraries, lowest first.
+        .target(name: "CoexistSQLite", dependencies: ["CSQLite"], swiftSettings: strict),
+        .target(name: "CoexistModel", dependencies: ["CZlib", "CLibXML2"], swiftSettings: strict),
+        .target(
+            name: "CoexistLegacyStore",
+            dependencies: ["CoexistSQLite", "CoexistModel"],
+            swiftSettings: strict
+        ),
+        .target(name: "CoexistRuntime", dependencies: ["CSystemd"], swiftSettings: strict),
+
+        // Thin executables.
+        .executableTarget(
+            name: "coexistd",
+            dependencies: ["CoexistLegacyStore", "CoexistRuntime"],
+            swiftSettings: strict
+        ),
+        .executableTarget(
+            name: "coexistctl",
+            dependencies: ["CoexistLegacyStore", "CoexistModel", "CoexistRuntime"],
+            swiftSettings: strict
+        ),
+
+        // Tests mirror the libraries; TestSupport holds the shared helpers.
+        .target(
+            name: "TestSupport",
+            dependencies: ["CoexistSQLite"],
+            path: "Tests/TestSupport",
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "CoexistSQLiteTests",
+            dependencies: ["CoexistSQLite", "TestSupport"],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "CoexistModelTests",
+            dependencies: ["CoexistModel", "TestSupport"],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "CoexistLegacyStoreTests",
+            dependencies: ["CoexistLegacyStore", "CoexistModel", "CoexistSQLite", "TestSupport"],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "CoexistRuntimeTests",
+            dependencies: ["CoexistRuntime", "TestSupport"],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "EndToEndTests",
+            dependencies: ["TestSupport", "CoexistSQLite", "coexistctl", "coexistd"],
+            swiftSettings: strict
+        ),
+    ]
+)

@@ -1,0 +1,14 @@
+#ifndef COEXIST_CSQLITE_SHIM_H
+#define COEXIST_CSQLITE_SHIM_H
+
+// Debian's libsqlite3 is built with these; the header declares their APIs only when asked.
+#define SQLITE_ENABLE_SESSION 1
+#define SQLITE_ENABLE_PREUPDATE_HOOK 1
+#include <sqlite3.h>
+
+/// SQLITE_TRANSIENT is a cast macro that Swift cannot import: SQLite copies the bound bytes.
+static inline sqlite3_destructor_type coexist_sqlite_transient(void) {
+    return SQLITE_TRANSIENT;
+}
+
+#endif

@@ -1,0 +1,7 @@
+#ifndef COEXIST_CSYSTEMD_SHIM_H
+#define COEXIST_CSYSTEMD_SHIM_H
+
+#include <systemd/sd-daemon.h>
+#include <systemd/sd-journal.h>
+
+#endif

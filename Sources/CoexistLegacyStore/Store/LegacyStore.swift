@@ -1,0 +1,125 @@
+public import CoexistModel
+public import CoexistSQLite
+
+/// An open Core Data SQLite store: its connection, metadata, entity numbers and, when a model is known,
+/// where every entity and property lives.
+///
+/// Opening checks, in order: the file header (missing, empty, truncated, not SQLite), that SQLite can read
+/// the schema, and that `Z_METADATA` and `Z_PRIMARYKEY` exist. The model is the one given, else the store's
+/// own `Z_MODELCACHE`, else none (entity numbers and tables still come from `Z_PRIMARYKEY`).
+public final class LegacyStore {
+    /// Where the model came from.
+    public enum ModelSource: Sendable, Equatable, CustomStringConvertible {
+        /// Given by the caller, read from a file.
+        case file(String)
+        /// Decoded from the store's `Z_MODELCACHE`.
+        case modelCache
+        /// No model: the store has no cache and none was given.
+        case none
+
+        public var description: String {
+            switch self {
+            case .file(let path): path
+            case .modelCache: "Z_MODELCACHE"
+            case .none: "none"
+            }
+        }
+    }
+
+    /// The database file.
+    public let path: String
+    /// The connection; confined, like the store, to one task.
+    public let connection: Connection
+    /// `Z_METADATA`.
+    public let metadata: StoreMetadata
+    /// `Z_PRIMARYKEY`, by entity number.
+    public let primaryKeys: [PrimaryKeyRow]
+    /// The store's tables and their columns.
+    public let tables: [String: [String]]
+    /// The model, when one is known.
+    public let model: Model?
+    /// Where ``model`` came from.
+    public let modelSource: ModelSource
+    /// Entity and property storage, when ``model`` is known.
+    public let schema: StoreSchema?
+
+    /// Opens the store at `path`.
+    ///
+    /// - Parameters:
+    ///   - model: the model to use; nil to read the store's `Z_MODELCACHE`.
+    ///   - modelPath: where `model` was read from, for reports.
+    ///   - options: SQLite options; read-only by default.
+    public init(
+        path: String,
+        model: Model? = nil,
+        modelPath: String? = nil,
+        options: OpenOptions = .readOnly
+    ) throws(LegacyStoreError) {
+        self.path = path
+        do {
+            _ = try DatabaseFileHeader.read(path: path)
+        } catch {
+            throw .file(error)
+        }
+        do {
+            connection = try Connection(path: path, options: options)
+            tables = try StoreSchema.readTables(connection)
+        } catch {
+            throw Self.classify(error, path: path)
+        }
+        for required in ["Z_METADATA", "Z_PRIMARYKEY"] where tables[required] == nil {
+            throw .notCoreDataStore(path: path, reason: "no \(required) table")
+        }
+        metadata = try StoreMetadata.read(connection)
+        primaryKeys = try PrimaryKeyTable.read(connection)
+        if let model {
+            self.model = model
+            modelSource = .file(modelPath ?? model.source)
+        } else if let cached = try Self.readModelCache(connection, tables: tables) {
+            self.model = cached
+            modelSource = .modelCache
+        } else {
+            self.model = nil
+            modelSource = .none
+        }
+        if let resolved = self.model {
+            schema = try StoreSchema.resolve(model: resolved, primaryKeys: primaryKeys, tables: tables, path: path)
+        } else {
+            schema = nil
+        }
+    }
+
+    /// Whether the store has Core Data's persistent-history tables.
+    public var hasHistory: Bool {
+        tables["ATRANSACTION"] != nil && tables["ACHANGE"] != nil && tables["ATRANSACTIONSTRING"] != nil
+    }
+
+    private static func readModelCache(
+        _ connection: Connection,
+        tables: [String: [String]]
+    ) throws(LegacyStoreError) -> Model? {
+        guard tables["Z_MODELCACHE"] != nil else { return nil }
+        let content: SQLiteValue
+        do {
+            content = try connection.scalar("SELECT Z_CONTENT FROM Z_MODELCACHE LIMIT 1")
+        } catch {
+            throw .sqlite(error)
+        }
+        guard let bytes = content.blobValue, !bytes.isEmpty else { return nil }
+        do {
+            return try ModelCacheDecoder(source: "Z_MODELCACHE of \(connection.path)").decode(compressed: bytes)
+        } catch {
+            throw .model(error)
+        }
+    }
+
+    /// Maps an SQLite failure while opening to the most precise store error.
+    static func classify(_ error: SQLiteError, path: String) -> LegacyStoreError {
+        var error = error
+        error.path = path
+        if error.primaryCode == 26 {  // SQLITE_NOTADB
+            return .file(.notSQLite(path: path))
+        }
+        return .sqlite(error)
+    }
+}

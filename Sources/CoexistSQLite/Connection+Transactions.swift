@@ -1,0 +1,47 @@
+/// Transactions and savepoints (https://www.sqlite.org/lang_transaction.html).
+extension Connection {
+    /// Runs `body` in a `BEGIN IMMEDIATE` transaction and commits it; rolls back if `body` or the commit throws.
+    ///
+    /// `IMMEDIATE` takes the write lock up front, so a busy database is waited for (with the busy handler's
+    /// backoff) before any work is done, and a read transaction never has to be upgraded (which in WAL mode can
+    /// fail with `SQLITE_BUSY_SNAPSHOT` without calling the busy handler).
+    public func write<T>(_ body: () throws -> T) throws -> T {
+        try execute("BEGIN IMMEDIATE")
+        return try finish(body)
+    }
+
+    /// Runs `body` in a `BEGIN DEFERRED` transaction, so that every read inside sees one snapshot.
+    public func read<T>(_ body: () throws -> T) throws -> T {
+        try execute("BEGIN DEFERRED")
+        return try finish(body)
+    }
+
+    /// Runs `body` inside `SAVEPOINT name`; on error rolls back to the savepoint and releases it.
+    ///
+    /// Savepoints nest inside a transaction. `name` must be a plain identifier.
+    public func savepoint<T>(_ name: String = "coexist", _ body: () throws -> T) throws -> T {
+        try SQLIdentifier.validate(name)
+        let quoted = SQLIdentifier.quoted(name)
+        try execute("SAVEPOINT \(quoted)")
+        do {
+            let result = try body()
+            try execute("RELEASE \(quoted)")
+            return result
+        } catch {
+            try? execute("ROLLBACK TO \(quoted)")
+            try? execute("RELEASE \(quoted)")
+            throw error
+        }
+    }
+
+    private func finish<T>(_ body: () throws -> T) throws -> T {
+        do {
+            let result = try body()
+            try execute("COMMIT")
+            return result
+        } catch {
+            if !isAutocommit { try? execute("ROLLBACK") }
+            throw error
+        }
+    }
+}

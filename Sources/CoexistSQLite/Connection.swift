@@ -1,0 +1,163 @@
+internal import CSQLite
+
+/// One SQLite connection: the single owner of a `sqlite3*` handle and of its prepared statements.
+///
+/// A connection is not `Sendable`: confine it to one task, thread or actor. Opening applies
+/// ``OpenOptions`` (WAL, `synchronous=NORMAL`, foreign keys, a busy handler with backoff, Core Data's trigger
+/// functions). Closing happens in `deinit` with `sqlite3_close_v2`, which waits for outstanding statements.
+public final class Connection {
+    /// The database file path as given to ``init(path:options:)``.
+    public let path: String
+    /// The options the connection was opened with.
+    public let options: OpenOptions
+    let handle: OpaquePointer
+    private let busyState: BusyHandlerState
+    private var statementCache: [String: Statement] = [:]
+
+    /// Opens (or creates) the database at `path`.
+    ///
+    /// Throws ``SQLiteError`` when the file cannot be opened, is not a database (`SQLITE_NOTADB`, detected by
+    /// reading the schema at once), or a pragma fails.
+    public init(path: String, options: OpenOptions = OpenOptions()) throws(SQLiteError) {
+        self.path = path
+        self.options = options
+        var flags = SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE
+        switch options.access {
+        case .readOnly: flags |= SQLITE_OPEN_READONLY
+        case .readWrite: flags |= SQLITE_OPEN_READWRITE
+        case .readWriteCreate: flags |= SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE
+        }
+        var db: OpaquePointer?
+        let code = sqlite3_open_v2(path, &db, flags, nil)
+        guard code == SQLITE_OK, let db else {
+            let message = db.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"
+            let extended = db.map { sqlite3_extended_errcode($0) } ?? code
+            sqlite3_close_v2(db)
+            throw SQLiteError(extendedCode: extended, message: message, path: path)
+        }
+        handle = db
+        busyState = BusyHandlerState(timeoutMilliseconds: options.busyTimeoutMilliseconds)
+        sqlite3_extended_result_codes(db, 1)
+        sqlite3_busy_handler(db, busyHandlerCallback, Unmanaged.passUnretained(busyState).toOpaque())
+        try configure()
+    }
+
+    deinit {
+        statementCache.removeAll()
+        sqlite3_close_v2(handle)
+    }
+
+    private func configure() throws(SQLiteError) {
+        // Reading the schema now turns "file is not a database" into an open-time error.
+        try execute("SELECT count(*) FROM sqlite_master")
+        if options.access != .readOnly {
+            if options.walMode {
+                let mode = try scalar("PRAGMA journal_mode=WAL").textValue?.lowercased()
+                if mode != "wal" {
+                    throw error(SQLITE_ERROR, "could not switch to WAL mode (journal_mode is \(mode ?? "unknown"))")
+                }
+            }
+            if options.synchronousNormal { try execute("PRAGMA synchronous=NORMAL") }
+        }
+        try execute(options.foreignKeys ? "PRAGMA foreign_keys=ON" : "PRAGMA foreign_keys=OFF")
+        if options.coreDataTriggerFunctions { try registerCoreDataTriggerFunctions() }
+    }
+
+    /// Runs one or more SQL statements that take no arguments and return no rows of interest.
+    public func execute(_ sql: String) throws(SQLiteError) {
+        var message: UnsafeMutablePointer<CChar>?
+        let code = sqlite3_exec(handle, sql, nil, nil, &message)
+        if code != SQLITE_OK {
+            let text = message.map { String(cString: $0) } ?? String(cString: sqlite3_errmsg(handle))
+            sqlite3_free(message)
+            throw SQLiteError(extendedCode: sqlite3_extended_errcode(handle), message: text, sql: sql, path: path)
+        }
+    }
+
+    /// Prepares a statement that the caller owns (not cached).
+    public func prepare(_ sql: String) throws(SQLiteError) -> Statement {
+        try Statement(connection: self, sql: sql)
+    }
+
+    /// Returns a prepared statement for `sql` from the connection's cache, reset and with bindings cleared.
+    public func cachedStatement(_ sql: String) throws(SQLiteError) -> Statement {
+        if let statement = statementCache[sql] {
+            statement.reset()
+            return statement
+        }
+        let statement = try Statement(connection: self, sql: sql)
+        statementCache[sql] = statement
+        return statement
+    }
+
+    /// Runs a cached statement with `arguments` to completion, ignoring any rows.
+    public func run(_ sql: String, _ arguments: [SQLiteValue] = []) throws(SQLiteError) {
+        let statement = try cachedStatement(sql)
+        defer { statement.reset() }
+        try statement.bind(arguments)
+        while try statement.step() {}
+    }
+
+    /// Runs a cached query and calls `body` for each row, in order.
+    public func forEachRow(
+        _ sql: String,
+        _ arguments: [SQLiteValue] = [],
+        _ body: (Row) throws -> Void
+    ) throws {
+        let statement = try cachedStatement(sql)
+        defer { statement.reset() }
+        try statement.bind(arguments)
+        while try statement.step() { try body(Row(statement: statement)) }
+    }
+
+    /// Runs a cached query and returns every row as an array of values.
+    public func rows(_ sql: String, _ arguments: [SQLiteValue] = []) throws(SQLiteError) -> [[SQLiteValue]] {
+        let statement = try cachedStatement(sql)
+        defer { statement.reset() }
+        try statement.bind(arguments)
+        var result: [[SQLiteValue]] = []
+        while try statement.step() { result.append(Row(statement: statement).values) }
+        return result
+    }
+
+    /// Runs a cached query and returns the first column of the first row, or `.null` when there is no row.
+    public func scalar(_ sql: String, _ arguments: [SQLiteValue] = []) throws(SQLiteError) -> SQLiteValue {
+        let statement = try cachedStatement(sql)
+        defer { statement.reset() }
+        try statement.bind(arguments)
+        return try statement.step() ? Row(statement: statement)[0] : .null
+    }
+
+    /// The rowid of the last successful INSERT on this connection.
+    public var lastInsertRowID: Int64 { sqlite3_last_insert_rowid(handle) }
+
+    /// The number of rows changed by the last INSERT, UPDATE or DELETE.
+    public var changes: Int { Int(sqlite3_changes64(handle)) }
+
+    /// True when no transaction is open.
+    public var isAutocommit: Bool { sqlite3_get_autocommit(handle) != 0 }
+
+    /// The value of `PRAGMA data_version`: it changes when another connection commits
+    /// (https://www.sqlite.org/pragma.html#pragma_data_version).
+    public func dataVersion() throws(SQLiteError) -> Int64 {
+        try scalar("PRAGMA data_version").integerValue ?? 0
+    }
+
+    /// Whether a table (or view) named `name` exists in the main schema.
+    public func tableExists(_ name: String) throws(SQLiteError) -> Bool {
+        try scalar("SELECT 1 FROM sqlite_master WHERE type IN ('table','view') AND name = ?", [.text(name)]) != .null
+    }
+
+    func error(_ code: Int32, _ message: String, sql: String? = nil) -> SQLiteError {
+        SQLiteError(extendedCode: code, message: message, sql: sql, path: path)
+    }
+
+    func lastError(sql: String?) -> SQLiteError {
+        SQLiteError(
+            extendedCode: sqlite3_extended_errcode(handle),
+            message: String(cString: sqlite3_errmsg(handle)),
+            sql: sql,
+            path: path
+        )
+    }
+}

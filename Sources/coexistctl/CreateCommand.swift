@@ -1,0 +1,37 @@
+import CoexistLegacyStore
+import CoexistModel
+import CoexistRuntime
+
+/// `coexistctl create STORE --model PATH [--no-history] [--json]`.
+enum CreateCommand: Subcommand {
+    static let name = "create"
+    static let summary = "create an empty Core Data store from a model"
+    static let usage = """
+        usage: coexistctl create STORE --model PATH [--version-info PLIST] [--no-history] [--json]
+
+        Creates STORE (which must not exist) with the tables, indexes and metadata Core Data would write
+        for the model, in WAL mode, with the persistent-history tables, then prints what inspect prints.
+
+          --model PATH          an .xcdatamodeld folder (its current version), an .xcdatamodel folder or a
+                                contents file
+          --version-info PLIST  the compiled model's VersionInfo.plist: its hashes become the store's
+                                NSStoreModelVersionHashes (without it none are written)
+          --no-history          leave out the persistent-history tables
+          --json                print the report as JSON
+        """
+
+    static func run(_ arguments: [String]) throws -> ExitCode {
+        let parsed = try ArgumentParser(arguments, flags: ["json", "no-history"], options: ["model", "version-info"])
+        let path = try parsed.positionals(min: 1, max: 1)[0]
+        guard let modelPath = parsed.option("model") else { throw ArgumentParser.UsageError("--model is required") }
+        let model = try XCDataModelReader.read(path: modelPath)
+        var options = StoreCreator.Options(history: !parsed.flag("no-history"))
+        if let versionInfo = parsed.option("version-info") {
+            options.versionHashes = try VersionInfo.read(path: versionInfo).currentHashes()
+        }
+        let store = try StoreCreator.create(path: path, model: model, options: options)
+        let report = try StoreReport(store: store)
+        StandardStreams.out(parsed.flag("json") ? try JSONOutput.encode(report) : report.text)
+        return .success
+    }
+}

@@ -1,0 +1,19 @@
+import CoexistRuntime
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+// coexistctl: the operator's tool. Each subcommand is a small type; the work is in the libraries.
+let commands: [any Subcommand.Type] = [InspectCommand.self, CreateCommand.self, DemoCommand.self]
+
+let arguments = Array(CommandLine.arguments.dropFirst())
+guard let name = arguments.first, name != "--help", name != "-h", name != "help" else {
+    StandardStreams.out(Help.overview(commands))
+    exit(arguments.isEmpty ? ExitCode.usage.rawValue : ExitCode.success.rawValue)
+}
+guard let command = commands.first(where: { $0.name == name }) else {
+    StandardStreams.error("coexistctl: unknown command \"\(name)\"\n\n" + Help.overview(commands))
+    exit(ExitCode.usage.rawValue)
+}
+exit(Help.run(command, Array(arguments.dropFirst())).rawValue)

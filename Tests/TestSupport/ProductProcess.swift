@@ -1,0 +1,48 @@
+import Foundation
+
+/// Runs one of the package's executables (`coexistctl`, `coexistd`) as a real process.
+public struct ProductProcess: Sendable {
+    /// What a finished process left behind.
+    public struct Result: Sendable {
+        public var status: Int32
+        public var stdout: String
+        public var stderr: String
+    }
+
+    /// The folder holding the built products: the test binary's own folder.
+    public static var productsDirectory: String {
+        let executable =
+            (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+        var url = URL(fileURLWithPath: executable).deletingLastPathComponent()
+        // The XCTest bundle on Linux is `<products>/<package>PackageTests.xctest`, a plain executable.
+        if url.pathExtension == "xctest" { url = url.deletingLastPathComponent() }
+        return url.path
+    }
+
+    /// Runs `product` with `arguments` in `directory`, waits, and returns status and output.
+    public static func run(
+        _ product: String,
+        _ arguments: [String],
+        directory: String? = nil,
+        environment: [String: String]? = nil
+    ) throws -> Result {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: productsDirectory + "/" + product)
+        process.arguments = arguments
+        if let directory { process.currentDirectoryURL = URL(fileURLWithPath: directory) }
+        if let environment { process.environment = environment }
+        let out = Pipe()
+        let err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        try process.run()
+        let outData = out.fileHandleForReading.readDataToEndOfFile()
+        let errData = err.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return Result(
+            status: process.terminationStatus,
+            stdout: String(decoding: outData, as: UTF8.self),
+            stderr: String(decoding: errData, as: UTF8.self)
+        )
+    }
+}

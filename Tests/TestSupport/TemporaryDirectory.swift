@@ -1,0 +1,40 @@
+import Foundation
+
+/// A fresh directory under the system temporary folder, removed when the value is released.
+///
+/// Paths stay short (`/tmp/cx.XXXXXX`) so Unix-socket paths inside fit the 108-byte limit.
+public final class TemporaryDirectory: @unchecked Sendable {
+    /// The directory's path.
+    public let path: String
+
+    /// Creates the directory.
+    public init() throws {
+        var template = Array("/tmp/cx.XXXXXX".utf8CString)
+        guard let result = template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) else {
+            throw CocoaError(.fileWriteUnknown)
+        }
+        path = String(cString: result)
+    }
+
+    deinit { try? FileManager.default.removeItem(atPath: path) }
+
+    /// A path inside the directory.
+    public func file(_ name: String) -> String { path + "/" + name }
+
+    /// Copies a store with its `-wal` and `-shm` files into the directory, writable, and returns the copy's path.
+    public func copy(_ store: String, as name: String? = nil) throws -> String {
+        let target = file(name ?? URL(fileURLWithPath: store).lastPathComponent)
+        for suffix in ["", "-wal", "-shm"] where FileManager.default.fileExists(atPath: store + suffix) {
+            try FileManager.default.copyItem(atPath: store + suffix, toPath: target + suffix)
+            try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: target + suffix)
+        }
+        return target
+    }
+
+    /// Writes `bytes` to a file in the directory and returns its path.
+    public func write(_ name: String, _ bytes: [UInt8]) throws -> String {
+        let target = file(name)
+        try Data(bytes).write(to: URL(fileURLWithPath: target))
+        return target
+    }
+}
