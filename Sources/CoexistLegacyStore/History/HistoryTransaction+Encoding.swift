@@ -1,0 +1,109 @@
+/// JSON shapes of history for `coexistctl history` (and later the event stream).
+///
+/// A transaction summary is `{token, timestamp, author, contextName, bundleID, processName, changes:
+/// {insert, update, delete}}`; a full transaction lists `changes: [{entity, entityNumber, pk, type,
+/// properties, tombstone}]`. Timestamps are ISO-8601 UTC with microseconds; absent strings are `null`.
+public struct HistoryTransactionSummary: Encodable, Sendable {
+    let transaction: HistoryTransaction
+
+    /// Wraps a transaction for summary encoding.
+    public init(_ transaction: HistoryTransaction) { self.transaction = transaction }
+
+    enum CodingKeys: String, CodingKey {
+        case token, timestamp, author, contextName, bundleID, processName, changes
+    }
+
+    /// Encodes the summary.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try transaction.encodeHeader(into: &container)
+        try container.encode(transaction.counts, forKey: .changes)
+    }
+}
+
+/// A transaction with every change, for `coexistctl history show`.
+public struct HistoryTransactionDetail: Encodable, Sendable {
+    let transaction: HistoryTransaction
+
+    /// Wraps a transaction for full encoding.
+    public init(_ transaction: HistoryTransaction) { self.transaction = transaction }
+
+    /// Encodes the transaction and its changes.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: HistoryTransactionSummary.CodingKeys.self)
+        try transaction.encodeHeader(into: &container)
+        try container.encode(transaction.changes.map(ChangeDetail.init), forKey: .changes)
+    }
+}
+
+struct ChangeDetail: Encodable {
+    let change: HistoryChange
+
+    enum CodingKeys: String, CodingKey { case entity, entityNumber, pk, type, properties, tombstone }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(change.entity, forKey: .entity)
+        try container.encode(change.entityNumber, forKey: .entityNumber)
+        try container.encode(change.objectPK, forKey: .pk)
+        try container.encode(change.type.description, forKey: .type)
+        try container.encode(change.type == .update ? change.properties : [], forKey: .properties)
+        try container.encode(change.tombstone.mapValues(JSONAttributeValue.init), forKey: .tombstone)
+    }
+}
+
+/// An attribute value as JSON: numbers as numbers (non-finite ones as strings), dates as ISO-8601 text,
+/// UUIDs as lower-case text, bytes as base64.
+public struct JSONAttributeValue: Encodable, Sendable {
+    let value: AttributeValue
+
+    /// Wraps a value.
+    public init(_ value: AttributeValue) { self.value = value }
+
+    /// Encodes the value.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        switch value {
+        case .null: try container.encodeNil()
+        case .integer(let number): try container.encode(number)
+        case .boolean(let flag): try container.encode(flag)
+        case .double(let number), .decimal(let number):
+            if number.isFinite { try container.encode(number) } else { try container.encode(String(number)) }
+        case .date(let seconds): try container.encode(ReferenceDate.iso8601(secondsSince2001: seconds))
+        case .string(let text), .uri(let text): try container.encode(text)
+        case .uuid: try container.encode(value.uuidString ?? "")
+        case .binary(let bytes), .transformable(let bytes), .externalReference(let bytes):
+            try container.encode(Base64.encode(bytes))
+        }
+    }
+}
+
+extension HistoryTransaction {
+    func encodeHeader(into container: inout KeyedEncodingContainer<HistoryTransactionSummary.CodingKeys>) throws {
+        try container.encode(token, forKey: .token)
+        try container.encode(ReferenceDate.iso8601(secondsSince2001: timestamp), forKey: .timestamp)
+        try container.encode(author, forKey: .author)
+        try container.encode(contextName, forKey: .contextName)
+        try container.encode(bundleID, forKey: .bundleID)
+        try container.encode(processName, forKey: .processName)
+    }
+}
+
+/// Standard base64 (RFC 4648) without Foundation.
+enum Base64 {
+    static func encode(_ bytes: [UInt8]) -> String {
+        let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/")
+        var output = ""
+        output.reserveCapacity((bytes.count + 2) / 3 * 4)
+        var index = 0
+        while index < bytes.count {
+            let chunk = bytes[index..<min(index + 3, bytes.count)]
+            let value = chunk.enumerated().reduce(0) { $0 | Int($1.element) << (16 - 8 * $1.offset) }
+            for position in 0..<4 {
+                output.append(position <= chunk.count ? alphabet[(value >> (18 - 6 * position)) & 0x3F] : "=")
+            }
+            index += 3
+        }
+        return output
+    }
+}

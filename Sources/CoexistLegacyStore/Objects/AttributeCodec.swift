@@ -1,0 +1,120 @@
+public import CoexistModel
+public import CoexistSQLite
+
+/// Converts between Core Data's stored SQLite values and ``AttributeValue`` for one attribute type.
+///
+/// Decoding accepts what real stores contain — dates and decimals as REAL or INTEGER (NUMERIC affinity),
+/// UUIDs as 16-byte blobs — and refuses anything else with ``Failure`` naming the expected form.
+/// Encoding gives the storage class Core Data writes, so `encode(decode(x)) == x` for every valid stored
+/// value (a whole REAL date comes back as INTEGER, exactly as SQLite's NUMERIC affinity stores it).
+public enum AttributeCodec {
+    /// A stored value that does not fit the attribute's type.
+    public struct Failure: Error, Sendable, Equatable, CustomStringConvertible {
+        /// The stored storage class (`text`, `blob`, …).
+        public var storageClass: String
+        /// The attribute type it should have matched.
+        public var type: AttributeType
+        /// Why the value was refused.
+        public var reason: String
+
+        public var description: String {
+            "a \(storageClass) value cannot be a \(type.xmlName) (\(reason))"
+        }
+    }
+
+    /// Decodes a stored value of an attribute.
+    public static func decode(_ value: SQLiteValue, as attribute: Attribute) throws(Failure) -> AttributeValue {
+        func refuse(_ reason: String) -> Failure {
+            Failure(storageClass: value.storageClass, type: attribute.type, reason: reason)
+        }
+        if case .null = value { return .null }
+        switch attribute.type {
+        case .integer16, .integer32, .integer64:
+            guard case .integer(let number) = value else { throw refuse("expected an integer") }
+            return .integer(number)
+        case .boolean:
+            guard case .integer(let number) = value else { throw refuse("expected 0 or 1") }
+            return .boolean(number != 0)
+        case .double, .float:
+            guard let number = value.numericValue else { throw refuse("expected a number") }
+            return .double(number)
+        case .decimal:
+            guard let number = value.numericValue else { throw refuse("expected a number") }
+            return .decimal(number)
+        case .date:
+            guard let number = value.numericValue else { throw refuse("expected seconds since 2001") }
+            return .date(number)
+        case .string:
+            guard case .text(let text) = value else { throw refuse("expected text") }
+            return .string(text)
+        case .uri:
+            guard case .text(let text) = value else { throw refuse("expected text") }
+            return .uri(text)
+        case .uuid:
+            if case .blob(let bytes) = value, bytes.count == 16 { return .uuid(bytes) }
+            throw refuse("expected a 16-byte blob")
+        case .binary:
+            guard case .blob(let bytes) = value else { throw refuse("expected a blob") }
+            return attribute.allowsExternalBinaryDataStorage ? ExternalBinary.decode(bytes) : .binary(bytes)
+        case .transformable, .objectID, .composite, .undefined:
+            switch value {
+            case .blob(let bytes): return .transformable(bytes)
+            case .text(let text): return .transformable(Array(text.utf8))
+            default: throw refuse("expected a blob")
+            }
+        }
+    }
+
+    /// Encodes a value as Core Data stores it. Throws when the value's kind does not match the type.
+    public static func encode(_ value: AttributeValue, as attribute: Attribute) throws(Failure) -> SQLiteValue {
+        func refuse() -> Failure {
+            Failure(storageClass: "\(value)", type: attribute.type, reason: "the value's kind does not match")
+        }
+        switch (attribute.type, value) {
+        case (_, .null): return .null
+        case (.integer16, .integer(let number)):
+            guard Int16(exactly: number) != nil else {
+                throw Failure(storageClass: "integer", type: .integer16, reason: "\(number) is out of range")
+            }
+            return .integer(number)
+        case (.integer32, .integer(let number)):
+            guard Int32(exactly: number) != nil else {
+                throw Failure(storageClass: "integer", type: .integer32, reason: "\(number) is out of range")
+            }
+            return .integer(number)
+        case (.integer64, .integer(let number)): return .integer(number)
+        case (.boolean, .boolean(let flag)): return .integer(flag ? 1 : 0)
+        case (.double, .double(let number)), (.float, .double(let number)): return .real(number)
+        case (.decimal, .decimal(let number)), (.date, .date(let number)): return numeric(number)
+        case (.string, .string(let text)), (.uri, .uri(let text)): return .text(text)
+        case (.uuid, .uuid(let bytes)):
+            guard bytes.count == 16 else { throw refuse() }
+            return .blob(bytes)
+        case (.binary, .binary(let bytes)):
+            return .blob(bytes)
+        case (.binary, .externalReference(let bytes)): return .blob(bytes)
+        case (.transformable, .transformable(let bytes)), (.objectID, .transformable(let bytes)),
+            (.composite, .transformable(let bytes)), (.undefined, .transformable(let bytes)):
+            return .blob(bytes)
+        default: throw refuse()
+        }
+    }
+
+    /// A number as a NUMERIC-affinity column keeps it: whole values that fit Int64 become INTEGER.
+    static func numeric(_ number: Double) -> SQLiteValue {
+        if number.isFinite, number == number.rounded(), abs(number) < 9.2e18, let whole = Int64(exactly: number) {
+            return .integer(whole)
+        }
+        return .real(number)
+    }
+}
+
+/// Values of Binary attributes that allow external storage. Core Data's framing is [Unconfirmed]
+/// (coredata-sqlite-format.md §3: a marker byte, 0x01 then the bytes inline, or 0x02 then the name of a file
+/// in `.<Store>_SUPPORT/_EXTERNAL_DATA/`), so values are never rewritten: a value whose first byte is 0x02 is
+/// reported as an external reference, everything else is kept whole, marker included.
+enum ExternalBinary {
+    static func decode(_ bytes: [UInt8]) -> AttributeValue {
+        bytes.first == 0x02 ? .externalReference(bytes) : .binary(bytes)
+    }
+}

@@ -1,0 +1,143 @@
+import CoexistModel
+import CoexistSQLite
+
+/// Reading objects and relationships (coredata-sqlite-format.md §1).
+extension LegacyStore {
+    /// Calls `body` with every object of `entityName` (and, by default, its sub-entities), in `Z_PK` order.
+    ///
+    /// Rows are streamed: memory stays bounded whatever the table's size. Throws
+    /// ``LegacyStoreError/invalidData(path:detail:)`` naming table, row, column and attribute for a value that
+    /// does not fit its type, and for a `Z_ENT` the store does not define.
+    public func forEachObject(
+        of entityName: String,
+        includingSubentities: Bool = true,
+        _ body: (LegacyObject) throws -> Void
+    ) throws {
+        let (model, schema) = try requireModel()
+        guard let entity = model.entity(named: entityName), let mapping = schema.entities[entityName] else {
+            throw LegacyStoreError.modelMismatch(path: path, detail: "no entity named \(entityName)")
+        }
+        let members = includingSubentities ? model.hierarchy(from: entity) : [entity]
+        let numbers = members.compactMap { schema.entities[$0.name]?.number }
+        let reader = try RowDecoder(store: self, model: model, schema: schema, table: mapping.table)
+        let placeholders = numbers.map { _ in "?" }.joined(separator: ", ")
+        let sql =
+            "SELECT \(reader.selectList) FROM \(SQLIdentifier.quoted(mapping.table)) WHERE Z_ENT IN (\(placeholders)) ORDER BY Z_PK"
+        try connection.forEachRow(sql, numbers.map { .integer(Int64($0)) }) { row in
+            try body(reader.decode(row))
+        }
+    }
+
+    /// Every object of `entityName` and its sub-entities, in `Z_PK` order.
+    public func objects(of entityName: String, includingSubentities: Bool = true) throws -> [LegacyObject] {
+        var result: [LegacyObject] = []
+        try forEachObject(of: entityName, includingSubentities: includingSubentities) { result.append($0) }
+        return result
+    }
+
+    /// The object with identity `id`, or nil when no row has that key.
+    public func object(_ id: ObjectID) throws -> LegacyObject? {
+        let (model, schema) = try requireModel()
+        guard let mapping = schema.entities[id.entity] else {
+            throw LegacyStoreError.modelMismatch(path: path, detail: "no entity named \(id.entity)")
+        }
+        let reader = try RowDecoder(store: self, model: model, schema: schema, table: mapping.table)
+        var found: LegacyObject?
+        try connection.forEachRow(
+            "SELECT \(reader.selectList) FROM \(SQLIdentifier.quoted(mapping.table)) WHERE Z_PK = ?",
+            [.integer(id.pk)]
+        ) { row in found = try reader.decode(row) }
+        return found
+    }
+
+    /// The objects `relationship` of `id` holds, in the relationship's order when it is ordered.
+    public func related(_ id: ObjectID, _ relationship: String) throws -> [ObjectID] {
+        let (_, schema) = try requireModel()
+        guard let storage = schema.entities[id.entity]?.properties[relationship] else {
+            throw LegacyStoreError.modelMismatch(path: path, detail: "\(id.entity) has no relationship \(relationship)")
+        }
+        let destinationTable = try relationshipDestinationTable(id.entity, relationship)
+        let quotedDestination = SQLIdentifier.quoted(destinationTable)
+        let sql: String
+        switch storage {
+        case .toOne(let column, _, _):
+            sql =
+                "SELECT d.Z_PK, d.Z_ENT FROM \(quotedDestination) d JOIN \(SQLIdentifier.quoted(schema.entities[id.entity]?.table ?? "")) s "
+                + "ON d.Z_PK = s.\(SQLIdentifier.quoted(column)) WHERE s.Z_PK = ?"
+        case .inverseForeignKey(let inverse):
+            guard let destination = relationshipDestination(id.entity, relationship),
+                case .toOne(let column, _, let order) = schema.entities[destination]?.properties[inverse]
+            else {
+                throw LegacyStoreError.modelMismatch(
+                    path: path,
+                    detail: "\(id.entity).\(relationship): inverse not stored"
+                )
+            }
+            let orderBy = order.map { "\(SQLIdentifier.quoted($0)), Z_PK" } ?? "Z_PK"
+            sql =
+                "SELECT Z_PK, Z_ENT FROM \(quotedDestination) WHERE \(SQLIdentifier.quoted(column)) = ? ORDER BY \(orderBy)"
+        case .hiddenForeignKey(let table, let column):
+            sql =
+                "SELECT Z_PK, Z_ENT FROM \(SQLIdentifier.quoted(table)) WHERE \(SQLIdentifier.quoted(column)) = ? ORDER BY Z_PK"
+        case .joinTable(let table, let source, let destination, let order):
+            let orderBy = order.map { "j.\(SQLIdentifier.quoted($0)), d.Z_PK" } ?? "d.Z_PK"
+            if destination == "REFLEXIVE" {
+                sql =
+                    "SELECT d.Z_PK, d.Z_ENT FROM \(quotedDestination) d WHERE d.Z_PK IN ("
+                    + "SELECT REFLEXIVE FROM \(SQLIdentifier.quoted(table)) WHERE \(SQLIdentifier.quoted(source)) = ?1 UNION "
+                    + "SELECT \(SQLIdentifier.quoted(source)) FROM \(SQLIdentifier.quoted(table)) WHERE REFLEXIVE = ?1) ORDER BY d.Z_PK"
+            } else {
+                sql =
+                    "SELECT d.Z_PK, d.Z_ENT FROM \(SQLIdentifier.quoted(table)) j JOIN \(quotedDestination) d "
+                    + "ON d.Z_PK = j.\(SQLIdentifier.quoted(destination)) WHERE j.\(SQLIdentifier.quoted(source)) = ? ORDER BY \(orderBy)"
+            }
+        case .attribute, .unresolved:
+            throw LegacyStoreError.modelMismatch(
+                path: path,
+                detail: "\(id.entity).\(relationship) is not a stored relationship"
+            )
+        }
+        var result: [ObjectID] = []
+        try connection.forEachRow(sql, [.integer(id.pk)]) { row in
+            result.append(
+                try objectID(pk: row[0].integerValue ?? 0, entityNumber: row[1].integerValue, table: destinationTable)
+            )
+        }
+        return result
+    }
+
+    func requireModel() throws(LegacyStoreError) -> (Model, StoreSchema) {
+        guard let model, let schema else {
+            throw .modelMismatch(path: path, detail: "the store has no Z_MODELCACHE and no model was given")
+        }
+        return (model, schema)
+    }
+
+    func objectID(pk: Int64, entityNumber: Int64?, table: String) throws(LegacyStoreError) -> ObjectID {
+        guard let number = entityNumber, let mapping = schema?.entity(number: Int(number)) else {
+            throw .invalidData(
+                path: path,
+                detail:
+                    "\(table) row Z_PK=\(pk): Z_ENT \(entityNumber.map(String.init) ?? "NULL") is not an entity of the model"
+            )
+        }
+        return ObjectID(entity: mapping.name, pk: pk)
+    }
+
+    private func relationshipDestination(_ entity: String, _ relationship: String) -> String? {
+        guard let model, let owner = model.entity(named: entity) else { return nil }
+        return model.allRelationships(of: owner).first { $0.name == relationship }?.destination
+    }
+
+    private func relationshipDestinationTable(
+        _ entity: String,
+        _ relationship: String
+    ) throws(LegacyStoreError) -> String {
+        guard let destination = relationshipDestination(entity, relationship),
+            let table = schema?.entities[destination]?.table
+        else {
+            throw .modelMismatch(path: path, detail: "\(entity) has no relationship \(relationship)")
+        }
+        return table
+    }
+}

@@ -1,0 +1,84 @@
+import CoexistModel
+import CoexistSQLite
+
+/// Decodes rows of one root table into ``LegacyObject``s: selects every column once, then picks each
+/// row's columns by its concrete entity (`Z_ENT`).
+struct RowDecoder {
+    let store: LegacyStore
+    let model: Model
+    let schema: StoreSchema
+    let table: String
+    let columns: [String]
+    let positions: [String: Int]
+    let numbers: [Int: EntityMapping]
+
+    init(store: LegacyStore, model: Model, schema: StoreSchema, table: String) throws(LegacyStoreError) {
+        guard let columns = store.tables[table] else {
+            throw .modelMismatch(path: store.path, detail: "table \(table) does not exist")
+        }
+        self.store = store
+        self.model = model
+        self.schema = schema
+        self.table = table
+        self.columns = columns
+        var positions: [String: Int] = [:]
+        for (offset, column) in columns.enumerated() { positions[column] = offset }
+        self.positions = positions
+        var numbers: [Int: EntityMapping] = [:]
+        for mapping in schema.entities.values where mapping.table == table { numbers[mapping.number] = mapping }
+        self.numbers = numbers
+    }
+
+    var selectList: String { columns.map(SQLIdentifier.quoted).joined(separator: ", ") }
+
+    func decode(_ row: Row) throws(LegacyStoreError) -> LegacyObject {
+        let pk = row[positions["Z_PK"] ?? 0].integerValue ?? 0
+        let number = positions["Z_ENT"].flatMap { row[$0].integerValue }
+        guard let number, let mapping = numbers[Int(number)], let entity = model.entity(named: mapping.name) else {
+            throw .invalidData(
+                path: store.path,
+                detail:
+                    "\(table) row Z_PK=\(pk): Z_ENT \(number.map(String.init) ?? "NULL") is not an entity of the model"
+            )
+        }
+        var attributes: [String: AttributeValue] = [:]
+        for attribute in model.allAttributes(of: entity) where !attribute.isTransient {
+            guard case .attribute(let column) = mapping.properties[attribute.name], let position = positions[column]
+            else {
+                continue
+            }
+            do {
+                attributes[attribute.name] = try AttributeCodec.decode(row[position], as: attribute)
+            } catch {
+                throw .invalidData(
+                    path: store.path,
+                    detail: "\(table) row Z_PK=\(pk) column \(column) (\(entity.name).\(attribute.name)): \(error)"
+                )
+            }
+        }
+        var toOne: [String: ObjectID] = [:]
+        for relationship in model.allRelationships(of: entity) where !relationship.isToMany && !relationship.isTransient
+        {
+            guard case .toOne(let column, let entityColumn, _) = mapping.properties[relationship.name],
+                let position = positions[column], let key = row[position].integerValue
+            else { continue }
+            if let entityColumn, let entityPosition = positions[entityColumn] {
+                let destinationTable = schema.entities[relationship.destination]?.table ?? ""
+                toOne[relationship.name] = try store.objectID(
+                    pk: key,
+                    entityNumber: row[entityPosition].integerValue,
+                    table: destinationTable
+                )
+            } else {
+                toOne[relationship.name] = ObjectID(entity: relationship.destination, pk: key)
+            }
+        }
+        let version = positions["Z_OPT"].flatMap { row[$0].integerValue } ?? 0
+        return LegacyObject(
+            id: ObjectID(entity: entity.name, pk: pk),
+            version: version,
+            attributes: attributes,
+            toOne: toOne
+        )
+    }
+}
