@@ -63,7 +63,7 @@ let package = Package(
         // Tests mirror the libraries; TestSupport holds the shared helpers.
         .target(
             name: "TestSupport",
-            dependencies: ["CoexistSQLite"],
+            dependencies: ["CoexistSQLite", "CoexistModel", "CoexistLegacyStore"],
             path: "Tests/TestSupport",
             swiftSettings: strict
         ),
@@ -87,9 +87,15 @@ let package = Package(
             dependencies: ["CoexistRuntime", "TestSupport"],
             swiftSettings: strict
         ),
+        .executableTarget(
+            name: "coexist-test-helper",
+            dependencies: ["CoexistLegacyStore", "CoexistSQLite", "CoexistRuntime"],
+            path: "Tests/CoexistTestHelper",
+            swiftSettings: strict
+        ),
         .testTarget(
             name: "EndToEndTests",
-            dependencies: ["TestSupport", "CoexistSQLite", "coexistctl", "coexistd"],
+            dependencies: ["TestSupport", "CoexistSQLite", "CoexistLegacyStore", "coexistctl", "coexistd", "coexist-test-helper"],
             swiftSettings: strict
         ),
     ]

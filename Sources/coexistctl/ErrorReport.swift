@@ -33,7 +33,8 @@ struct ErrorReport {
         case .file(.unreadable): .noInput
         case .file: .dataError
         case .sqlite(let error): exitCode(error)
-        case .notCoreDataStore, .invalidData, .modelMismatch: .dataError
+        case .notCoreDataStore, .invalidData, .modelMismatch, .validation: .dataError
+        case .conflict: .temporaryFailure
         case .model(let error): error.kind == .missingFile ? .noInput : .dataError
         }
     }

@@ -8,7 +8,8 @@ internal import Glibc
 /// Creates an empty Core Data store from a model, as Core Data would: entity tables and indexes,
 /// `Z_PRIMARYKEY`, `Z_METADATA`, `Z_MODELCACHE`, the persistent-history tables, `auto_vacuum=2`, WAL.
 ///
-/// `Z_MODELCACHE` is created empty: its content is a Core Data runtime archive we cannot produce faithfully.
+/// `Z_MODELCACHE` is created empty: its content is a Core Data runtime archive we cannot produce faithfully;
+/// coexist keeps its own copy of the model in `coexist_model` so the store reopens without a model file.
 /// `NSStoreModelVersionHashes` is written only when the compiled model's hashes are supplied (§2.2):
 /// Apple's hash algorithm is not public, and invented hashes would make Core Data migrate or refuse the store.
 public enum StoreCreator {
@@ -64,6 +65,7 @@ public enum StoreCreator {
                     "CREATE TABLE Z_METADATA (Z_VERSION INTEGER PRIMARY KEY, Z_UUID VARCHAR(255), Z_PLIST BLOB)"
                 )
                 try connection.execute("CREATE TABLE Z_MODELCACHE (Z_CONTENT BLOB)")
+                try StoredModel.write(model, to: connection)
                 for entity in model.entities {
                     let parent = entity.superentity.flatMap { layout.numbers[$0] } ?? 0
                     try connection.run(

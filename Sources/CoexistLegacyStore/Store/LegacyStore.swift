@@ -6,7 +6,7 @@ public import CoexistSQLite
 ///
 /// Opening checks, in order: the file header (missing, empty, truncated, not SQLite), that SQLite can read
 /// the schema, and that `Z_METADATA` and `Z_PRIMARYKEY` exist. The model is the one given, else the store's
-/// own `Z_MODELCACHE`, else none (entity numbers and tables still come from `Z_PRIMARYKEY`).
+/// own `Z_MODELCACHE`, else coexist's copy in `coexist_model`, else none (entity numbers and tables still come from `Z_PRIMARYKEY`).
 public final class LegacyStore {
     /// Where the model came from.
     public enum ModelSource: Sendable, Equatable, CustomStringConvertible {
@@ -14,6 +14,8 @@ public final class LegacyStore {
         case file(String)
         /// Decoded from the store's `Z_MODELCACHE`.
         case modelCache
+        /// coexist's own copy (`coexist_model`), written when coexist created the store.
+        case stored
         /// No model: the store has no cache and none was given.
         case none
 
@@ -21,6 +23,7 @@ public final class LegacyStore {
             switch self {
             case .file(let path): path
             case .modelCache: "Z_MODELCACHE"
+            case .stored: "coexist_model"
             case .none: "none"
             }
         }
@@ -35,7 +38,7 @@ public final class LegacyStore {
     /// `Z_PRIMARYKEY`, by entity number.
     public let primaryKeys: [PrimaryKeyRow]
     /// The store's tables and their columns.
-    public let tables: [String: [String]]
+    public internal(set) var tables: [String: [String]]
     /// The model, when one is known.
     public let model: Model?
     /// Where ``model`` came from.
@@ -78,6 +81,9 @@ public final class LegacyStore {
         } else if let cached = try Self.readModelCache(connection, tables: tables) {
             self.model = cached
             modelSource = .modelCache
+        } else if let stored = try StoredModel.read(connection, tables: tables) {
+            self.model = stored
+            modelSource = .stored
         } else {
             self.model = nil
             modelSource = .none

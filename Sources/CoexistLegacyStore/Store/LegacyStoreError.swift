@@ -15,6 +15,12 @@ public enum LegacyStoreError: Error, Sendable, CustomStringConvertible {
     case modelMismatch(path: String, detail: String)
     /// A value in the store that cannot be decoded; `detail` names table, row and column.
     case invalidData(path: String, detail: String)
+    /// Optimistic locking: the object's `Z_OPT` is no longer the version the save expected (another writer
+    /// changed or deleted it). Nothing of the save was written.
+    case conflict(path: String, object: String, expected: Int64, found: Int64?)
+    /// The save breaks a rule of the model: a Deny delete rule, a missing mandatory value, a uniqueness
+    /// constraint, a value out of range. `detail` names the object and the property. Nothing was written.
+    case validation(path: String, detail: String)
 
     public var description: String {
         switch self {
@@ -24,6 +30,10 @@ public enum LegacyStoreError: Error, Sendable, CustomStringConvertible {
         case .model(let error): error.description
         case .modelMismatch(let path, let detail): "\(path): the model does not match the store: \(detail)"
         case .invalidData(let path, let detail): "\(path): \(detail)"
+        case .conflict(let path, let object, let expected, let found):
+            "\(path): \(object) was changed by another writer (expected version \(expected), found "
+                + (found.map { "version \($0)" } ?? "it deleted") + ")"
+        case .validation(let path, let detail): "\(path): \(detail)"
         }
     }
 }

@@ -1,0 +1,103 @@
+import CoexistModel
+import CoexistSQLite
+
+/// Deleting objects with Core Data's delete rules (cascade, nullify, deny, no action).
+extension LegacySave {
+    /// Deletes `id` and, through cascade rules, the objects it owns.
+    ///
+    /// First the whole set of objects to delete is computed and every Deny rule checked: a Deny
+    /// relationship that still holds an object outside that set fails the save, naming both objects. Then,
+    /// for each deleted object: its preserved attributes are kept for the history tombstone, nullify rules
+    /// clear the inverse side of the objects that stay, its join-table rows go, and its row is deleted.
+    public func delete(_ id: ObjectID, expectedVersion: Int64? = nil) throws {
+        let (_, mapping) = try resolve(id)
+        try checkVersion(id, mapping: mapping, expected: expectedVersion)
+        var doomed: [ObjectID] = [id]
+        var members: Set<ObjectID> = [id]
+        var index = 0
+        while index < doomed.count {
+            let current = doomed[index]
+            index += 1
+            let (entity, _) = try resolve(current)
+            for relationship in model.allRelationships(of: entity)
+            where !relationship.isTransient && relationship.deleteRule == .cascade {
+                for target in try store.related(current, relationship.name) where members.insert(target).inserted {
+                    doomed.append(target)
+                }
+            }
+        }
+        for current in doomed {
+            let (entity, _) = try resolve(current)
+            for relationship in model.allRelationships(of: entity)
+            where !relationship.isTransient && relationship.deleteRule == .deny {
+                if let holder = try store.related(current, relationship.name).first(where: { !members.contains($0) }) {
+                    throw LegacyStoreError.validation(
+                        path: store.path,
+                        detail:
+                            "cannot delete \(current): its relationship \(relationship.name) (delete rule Deny) still holds \(holder)"
+                    )
+                }
+            }
+        }
+        for current in doomed { try deleteOne(current, leaving: members) }
+    }
+
+    private func deleteOne(_ id: ObjectID, leaving doomed: Set<ObjectID>) throws {
+        let (entity, mapping) = try resolve(id)
+        if pending[id]?.type != .insert { _ = try checkVersion(id, mapping: mapping, expected: nil) }
+        var tombstone: [SQLiteValue] = []
+        var tombstoneValues: [String: AttributeValue] = [:]
+        for attribute in TombstoneLayout(entity: entity, model: model).attributes {
+            guard case .attribute(let column) = mapping.properties[attribute.name] else {
+                tombstone.append(.null)
+                continue
+            }
+            let value = try connection.scalar(
+                "SELECT \(SQLIdentifier.quoted(column)) FROM \(SQLIdentifier.quoted(mapping.table)) WHERE Z_PK = ?",
+                [.integer(id.pk)]
+            )
+            tombstone.append(value)
+            tombstoneValues[attribute.name] =
+                (try? AttributeCodec.decode(value, as: attribute)) ?? HistoryReader.untyped(value)
+        }
+        for relationship in model.allRelationships(of: entity) where !relationship.isTransient {
+            let inverse = model.inverse(of: relationship)
+            let keepsRow = relationship.deleteRule != .noAction
+            switch mapping.properties[relationship.name] {
+            case .inverseForeignKey(let inverseName):
+                for target in try store.related(id, relationship.name) where !doomed.contains(target) && keepsRow {
+                    try writeToOne(target, inverseName, nil)
+                    try touch(target, inverseName)
+                }
+            case .toOne:
+                guard let inverse else { continue }
+                for target in try store.related(id, relationship.name) where !doomed.contains(target) {
+                    if !inverse.isToMany, keepsRow { try writeToOne(target, inverse.name, nil) }
+                    try touch(target, inverse.name)
+                }
+            case .joinTable(let table, let source, let destination, _):
+                for target in try store.related(id, relationship.name) where !doomed.contains(target) {
+                    if let inverse { try touch(target, inverse.name) }
+                }
+                var sql = "DELETE FROM \(SQLIdentifier.quoted(table)) WHERE \(SQLIdentifier.quoted(source)) = ?1"
+                if destination == "REFLEXIVE" { sql += " OR REFLEXIVE = ?1" }
+                try connection.run(sql, [.integer(id.pk)])
+            case .hiddenForeignKey(let table, let column):
+                if keepsRow {
+                    try connection.run(
+                        "UPDATE \(SQLIdentifier.quoted(table)) SET \(SQLIdentifier.quoted(column)) = NULL WHERE \(SQLIdentifier.quoted(column)) = ?",
+                        [.integer(id.pk)]
+                    )
+                }
+            default: continue
+            }
+        }
+        try connection.run("DELETE FROM \(SQLIdentifier.quoted(mapping.table)) WHERE Z_PK = ?", [.integer(id.pk)])
+        if pending[id]?.type == .insert {
+            pending[id] = nil
+            order.removeAll { $0 == id }
+        } else {
+            record(id, Pending(type: .delete, tombstone: tombstone, tombstoneValues: tombstoneValues))
+        }
+    }
+}

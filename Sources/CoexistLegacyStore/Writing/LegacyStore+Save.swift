@@ -1,0 +1,79 @@
+import CoexistModel
+import CoexistSQLite
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+extension LegacyStore {
+    /// Runs `body` as one save: one SQLite `BEGIN IMMEDIATE` transaction holding the data changes, the new
+    /// `Z_MAX` values and the persistent-history transaction that records them.
+    ///
+    /// Either everything is committed or nothing: any error thrown by `body` or by a rule rolls the whole
+    /// save back. A save that changes nothing writes no history. The store must be open for writing.
+    ///
+    /// - Parameters:
+    ///   - metadata: author, context, bundle and process names recorded with the history transaction.
+    ///   - timestamp: the transaction time in seconds since 2001; now when nil.
+    @discardableResult
+    public func save(
+        _ metadata: SaveMetadata,
+        timestamp: Double? = nil,
+        _ body: (LegacySave) throws -> Void
+    ) throws -> SaveResult {
+        let (model, schema) = try requireModel()
+        return try connection.write {
+            let save = LegacySave(store: self, model: model, schema: schema)
+            try body(save)
+            return try save.finish(metadata: metadata, timestamp: timestamp ?? Self.now())
+        }
+    }
+
+    static func now() -> Double {
+        var time = timespec()
+        clock_gettime(CLOCK_REALTIME, &time)
+        return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9 - ReferenceDate.unixOffset
+    }
+}
+
+extension LegacySave {
+    func finish(metadata: SaveMetadata, timestamp: Double) throws -> SaveResult {
+        guard !order.isEmpty else {
+            try keys.flush()
+            return SaveResult(token: nil, changes: [])
+        }
+        let writer = HistoryWriter(store: store, keys: keys)
+        let tombstoneColumns = try writer.prepare(model: model)
+        var bitmaps: [String: PropertyBitmap] = [:]
+        var changes: [HistoryChange] = []
+        var tombstones: [[SQLiteValue]] = []
+        for id in order {
+            guard let entry = pending[id], let entity = model.entity(named: id.entity),
+                let mapping = schema.entities[id.entity]
+            else { continue }
+            var change = HistoryChange(
+                changeID: 0,
+                type: entry.type,
+                entityNumber: mapping.number,
+                entity: id.entity,
+                objectPK: id.pk
+            )
+            if entry.type == .update {
+                let bitmap = bitmaps[id.entity] ?? PropertyBitmap(entity: entity, model: model)
+                bitmaps[id.entity] = bitmap
+                change.columns = bitmap.encode(entry.properties)
+                change.properties = entry.properties
+            }
+            if entry.type == .delete {
+                change.tombstone = entry.tombstoneValues
+                tombstones.append(Array(entry.tombstone.prefix(tombstoneColumns)))
+            } else {
+                tombstones.append([])
+            }
+            changes.append(change)
+        }
+        let written = try writer.write(changes, rawTombstones: tombstones, metadata: metadata, timestamp: timestamp)
+        try keys.flush()
+        return SaveResult(token: written.token, changes: written.changes)
+    }
+}
