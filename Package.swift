@@ -41,9 +41,10 @@ let package = Package(
         // Libraries, lowest first.
         .target(name: "CoexistSQLite", dependencies: ["CSQLite"], swiftSettings: strict),
         .target(name: "CoexistModel", dependencies: ["CZlib", "CLibXML2"], swiftSettings: strict),
+        .target(name: "CoexistHistory", dependencies: ["CoexistSQLite", "CoexistModel"], swiftSettings: strict),
         .target(
             name: "CoexistLegacyStore",
-            dependencies: ["CoexistSQLite", "CoexistModel"],
+            dependencies: ["CoexistSQLite", "CoexistModel", "CoexistHistory"],
             swiftSettings: strict
         ),
         .target(name: "CoexistRuntime", dependencies: ["CSystemd"], swiftSettings: strict),
@@ -56,14 +57,14 @@ let package = Package(
         ),
         .executableTarget(
             name: "coexistctl",
-            dependencies: ["CoexistLegacyStore", "CoexistModel", "CoexistRuntime"],
+            dependencies: ["CoexistLegacyStore", "CoexistHistory", "CoexistModel", "CoexistRuntime"],
             swiftSettings: strict
         ),
 
         // Tests mirror the libraries; TestSupport holds the shared helpers.
         .target(
             name: "TestSupport",
-            dependencies: ["CoexistSQLite", "CoexistModel", "CoexistLegacyStore"],
+            dependencies: ["CoexistSQLite", "CoexistModel", "CoexistHistory", "CoexistLegacyStore"],
             path: "Tests/TestSupport",
             swiftSettings: strict
         ),
@@ -79,7 +80,7 @@ let package = Package(
         ),
         .testTarget(
             name: "CoexistLegacyStoreTests",
-            dependencies: ["CoexistLegacyStore", "CoexistModel", "CoexistSQLite", "TestSupport"],
+            dependencies: ["CoexistLegacyStore", "CoexistHistory", "CoexistModel", "CoexistSQLite", "TestSupport"],
             swiftSettings: strict
         ),
         .testTarget(
@@ -89,13 +90,16 @@ let package = Package(
         ),
         .executableTarget(
             name: "coexist-test-helper",
-            dependencies: ["CoexistLegacyStore", "CoexistSQLite", "CoexistRuntime"],
+            dependencies: ["CoexistLegacyStore", "CoexistHistory", "CoexistSQLite", "CoexistRuntime"],
             path: "Tests/CoexistTestHelper",
             swiftSettings: strict
         ),
         .testTarget(
             name: "EndToEndTests",
-            dependencies: ["TestSupport", "CoexistSQLite", "CoexistLegacyStore", "coexistctl", "coexistd", "coexist-test-helper"],
+            dependencies: [
+                "TestSupport", "CoexistSQLite", "CoexistHistory", "CoexistLegacyStore", "coexistctl", "coexistd",
+                "coexist-test-helper",
+            ],
             swiftSettings: strict
         ),
     ]

@@ -1,3 +1,4 @@
+import CoexistHistory
 import CoexistLegacyStore
 import CoexistModel
 import CoexistRuntime
@@ -87,7 +88,7 @@ enum HistoryText {
     static func line(_ transaction: HistoryTransaction) -> String {
         let counts = transaction.counts
         return "\(transaction.token)  \(ReferenceDate.iso8601(secondsSince2001: transaction.timestamp))  "
-            + "author=\(transaction.author ?? "-")  process=\(transaction.processName ?? "-")  "
+            + "\(transaction.side)  author=\(transaction.author ?? "-")  process=\(transaction.processName ?? "-")  "
             + "+\(counts.insert) ~\(counts.update) -\(counts.delete)"
     }
 
@@ -102,7 +103,9 @@ enum HistoryText {
             "changes    \(transaction.changes.count)",
         ]
         for change in transaction.changes {
-            var line = "  \(change.type) \(change.entity ?? "entity#\(change.entityNumber)")/p\(change.objectPK)"
+            let object = change.objectID ?? "p\(change.objectPK ?? 0)"
+            var line =
+                "  \(change.side) \(change.type) \(change.entity ?? "entity#\(change.entityNumber ?? 0)")/\(object)"
             if change.type == .update {
                 line += change.properties.map { ": " + $0.joined(separator: ", ") } ?? ": (undecodable ZCOLUMNS)"
             }
@@ -120,7 +123,8 @@ enum HistoryText {
         case .null: "nil"
         case .integer(let number): String(number)
         case .boolean(let flag): String(flag)
-        case .double(let number), .decimal(let number): String(number)
+        case .double(let number): String(number)
+        case .decimal(let text): text
         case .date(let seconds): ReferenceDate.iso8601(secondsSince2001: seconds)
         case .string(let text), .uri(let text): "\"\(text)\""
         case .uuid: value.uuidString ?? "?"

@@ -1,3 +1,4 @@
+import CoexistHistory
 import CoexistLegacyStore
 import CoexistModel
 import CoexistSQLite

@@ -1,3 +1,4 @@
+import CoexistHistory
 import CoexistLegacyStore
 import CoexistModel
 import CoexistSQLite
@@ -34,7 +35,13 @@ import Testing
             #expect(book.attributes["publishedAt"] == row[1].numericValue.map { .date($0) } ?? .null)
             let hex = row[2].textValue?.lowercased() ?? ""
             #expect(book.attributes["uniqueID"]?.uuidString?.replacingOccurrences(of: "-", with: "") == hex)
-            #expect(book.attributes["price"] == row[3].numericValue.map { .decimal($0) } ?? .null)
+            let price: AttributeValue =
+                switch row[3] {
+                case .integer(let number): .decimal(String(number))
+                case .real(let number): .decimal(String(number))
+                default: .null
+                }
+            #expect(book.attributes["price"] == price)
             #expect(book.attributes["title"] == row[4].textValue.map { .string($0) } ?? .null)
         }
         let novel = try #require(books.first { $0.id.entity == "GraphicNovel" })

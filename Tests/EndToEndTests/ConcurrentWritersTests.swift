@@ -1,3 +1,4 @@
+import CoexistHistory
 import CoexistLegacyStore
 import Foundation
 import TestSupport
@@ -32,7 +33,7 @@ import Testing
             // Each writer's saves appear in the order it made them, each with its insert (and the update).
             let titles = try mine.map { transaction -> String in
                 let insert = try #require(transaction.changes.first { $0.type == .insert })
-                let object = try #require(try store.object(ObjectID(entity: "Task", pk: insert.objectPK)))
+                let object = try #require(try store.object(ObjectID(entity: "Task", pk: insert.objectPK ?? 0)))
                 return object.attributes["title"].flatMap { if case .string(let text) = $0 { text } else { nil } } ?? ""
             }
             #expect(titles == (0..<count).map { "\(author) \($0)" })

@@ -1,5 +1,5 @@
 public import CoexistLegacyStore
-import CoexistModel
+public import CoexistModel
 import CoexistSQLite
 
 /// Fresh stores for tests that write.
@@ -36,7 +36,7 @@ extension DemoStore {
             case .integer16, .integer32, .integer64: values[attribute.name] = .integer(seed)
             case .boolean: values[attribute.name] = .boolean(false)
             case .double, .float: values[attribute.name] = .double(Double(seed))
-            case .decimal: values[attribute.name] = .decimal(Double(seed))
+            case .decimal: values[attribute.name] = .decimal(String(seed))
             case .date: values[attribute.name] = .date(Double(seed))
             case .string: values[attribute.name] = .string("value \(seed)")
             case .uri: values[attribute.name] = .uri("https://example.org/\(seed)")

@@ -1,3 +1,4 @@
+import CoexistHistory
 public import CoexistModel
 import CoexistSQLite
 

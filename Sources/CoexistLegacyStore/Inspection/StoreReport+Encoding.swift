@@ -34,21 +34,3 @@ extension StoreReport.EntityReport {
         try container.encode(maxPK, forKey: .maxPK)
     }
 }
-
-extension HistorySummary {
-    enum CodingKeys: String, CodingKey {
-        case transactions, changes, firstToken, lastToken, firstTimestamp, lastTimestamp, authors
-    }
-
-    /// Encodes every key; tokens and timestamps are null for an empty history.
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(transactions, forKey: .transactions)
-        try container.encode(changes, forKey: .changes)
-        try container.encode(firstToken, forKey: .firstToken)
-        try container.encode(lastToken, forKey: .lastToken)
-        try container.encode(firstTimestamp, forKey: .firstTimestamp)
-        try container.encode(lastTimestamp, forKey: .lastTimestamp)
-        try container.encode(authors, forKey: .authors)
-    }
-}

@@ -1,3 +1,4 @@
+public import CoexistHistory
 import CoexistModel
 import CoexistSQLite
 

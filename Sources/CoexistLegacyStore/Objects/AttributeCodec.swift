@@ -39,8 +39,11 @@ public enum AttributeCodec {
             guard let number = value.numericValue else { throw refuse("expected a number") }
             return .double(number)
         case .decimal:
-            guard let number = value.numericValue else { throw refuse("expected a number") }
-            return .decimal(number)
+            switch value {
+            case .integer(let number): return .decimal(String(number))
+            case .real(let number): return .decimal(DecimalText.text(number))
+            default: throw refuse("expected a number")
+            }
         case .date:
             guard let number = value.numericValue else { throw refuse("expected seconds since 2001") }
             return .date(number)
@@ -85,7 +88,12 @@ public enum AttributeCodec {
         case (.integer64, .integer(let number)): return .integer(number)
         case (.boolean, .boolean(let flag)): return .integer(flag ? 1 : 0)
         case (.double, .double(let number)), (.float, .double(let number)): return .real(number)
-        case (.decimal, .decimal(let number)), (.date, .date(let number)): return numeric(number)
+        case (.date, .date(let number)): return numeric(number)
+        case (.decimal, .decimal(let text)):
+            guard let stored = DecimalText.stored(text) else {
+                throw Failure(storageClass: "text", type: .decimal, reason: "\"\(text)\" is not a decimal number")
+            }
+            return stored
         case (.string, .string(let text)), (.uri, .uri(let text)): return .text(text)
         case (.uuid, .uuid(let bytes)):
             guard bytes.count == 16 else { throw refuse() }
@@ -116,5 +124,29 @@ public enum AttributeCodec {
 enum ExternalBinary {
     static func decode(_ bytes: [UInt8]) -> AttributeValue {
         bytes.first == 0x02 ? .externalReference(bytes) : .binary(bytes)
+    }
+}
+
+/// Decimal values as exact text: an integer's digits, or a double's shortest round-tripping form.
+public enum DecimalText {
+    /// The text of a stored REAL: Swift's shortest representation that reads back as the same double.
+    public static func text(_ number: Double) -> String {
+        if number.isNaN { return "nan" }
+        if number.isInfinite { return number > 0 ? "inf" : "-inf" }
+        return String(number)
+    }
+
+    /// The value Core Data's NUMERIC-affinity column keeps for decimal `text`: INTEGER for integer text,
+    /// else REAL (a whole REAL that fits Int64 becomes INTEGER, as SQLite stores it). Nil for non-numbers.
+    public static func stored(_ text: String) -> SQLiteValue? {
+        if let integer = Int64(text) { return .integer(integer) }
+        switch text {
+        case "nan": return .real(.nan)
+        case "inf": return .real(.infinity)
+        case "-inf": return .real(-.infinity)
+        default: break
+        }
+        guard let number = Double(text) else { return nil }
+        return AttributeCodec.numeric(number)
     }
 }

@@ -1,3 +1,5 @@
+public import CoexistModel
+
 /// The identity of a stored object: its concrete entity and its `Z_PK` in the root entity's table.
 public struct ObjectID: Sendable, Hashable, Codable, CustomStringConvertible {
     /// The concrete entity name (from the row's `Z_ENT`).

@@ -1,3 +1,4 @@
+import CoexistHistory
 import CoexistModel
 import CoexistSQLite
 
@@ -58,7 +59,7 @@ extension LegacySave {
             )
             tombstone.append(value)
             tombstoneValues[attribute.name] =
-                (try? AttributeCodec.decode(value, as: attribute)) ?? HistoryReader.untyped(value)
+                (try? AttributeCodec.decode(value, as: attribute)) ?? StoreChangeDecoder.untyped(value)
         }
         for relationship in model.allRelationships(of: entity) where !relationship.isTransient {
             let inverse = model.inverse(of: relationship)

@@ -1,3 +1,4 @@
+import CoexistHistory
 import CoexistModel
 import CoexistSQLite
 

@@ -1,4 +1,5 @@
-import CoexistModel
+import CoexistHistory
+public import CoexistModel
 import CoexistSQLite
 
 /// One save in progress: inserts, updates, deletes and relationship changes, applied at once inside the
@@ -225,7 +226,7 @@ public final class LegacySave {
         case .boolean(let flag): .boolean(flag)
         case .string(let text): .string(text)
         case .date(let seconds): .date(seconds)
-        case .decimal(let text): .decimal(Double(text) ?? 0)
+        case .decimal(let text): .decimal(text)
         }
     }
 }

@@ -1,9 +1,6 @@
+public import CoexistHistory
 import CoexistModel
 import CoexistSQLite
-
-#if canImport(Glibc)
-import Glibc
-#endif
 
 extension LegacyStore {
     /// Runs `body` as one save: one SQLite `BEGIN IMMEDIATE` transaction holding the data changes, the new
@@ -25,14 +22,8 @@ extension LegacyStore {
         return try connection.write {
             let save = LegacySave(store: self, model: model, schema: schema)
             try body(save)
-            return try save.finish(metadata: metadata, timestamp: timestamp ?? Self.now())
+            return try save.finish(metadata: metadata, timestamp: timestamp ?? TransactionWriter.now())
         }
-    }
-
-    static func now() -> Double {
-        var time = timespec()
-        clock_gettime(CLOCK_REALTIME, &time)
-        return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9 - ReferenceDate.unixOffset
     }
 }
 
@@ -42,8 +33,9 @@ extension LegacySave {
             try keys.flush()
             return SaveResult(token: nil, changes: [])
         }
-        let writer = HistoryWriter(store: store, keys: keys)
-        let tombstoneColumns = try writer.prepare(model: model)
+        let needed = model.entities.map { TombstoneLayout(entity: $0, model: model).attributes.count }.max() ?? 0
+        let tombstoneColumns = try HistoryTables.ensure(connection, tombstones: needed)
+        store.tables = try StoreSchema.readTables(connection)
         var bitmaps: [String: PropertyBitmap] = [:]
         var changes: [HistoryChange] = []
         var tombstones: [[SQLiteValue]] = []
@@ -53,6 +45,7 @@ extension LegacySave {
             else { continue }
             var change = HistoryChange(
                 changeID: 0,
+                side: .legacy,
                 type: entry.type,
                 entityNumber: mapping.number,
                 entity: id.entity,
@@ -72,8 +65,16 @@ extension LegacySave {
             }
             changes.append(change)
         }
-        let written = try writer.write(changes, rawTombstones: tombstones, metadata: metadata, timestamp: timestamp)
+        let token = try TransactionWriter(connection: connection, keys: keys).writeTransaction(
+            metadata,
+            timestamp: timestamp
+        )
+        let written = try LegacyChangeWriter(connection: connection, keys: keys).write(
+            changes,
+            rawTombstones: tombstones,
+            token: token
+        )
         try keys.flush()
-        return SaveResult(token: written.token, changes: written.changes)
+        return SaveResult(token: token, changes: written)
     }
 }

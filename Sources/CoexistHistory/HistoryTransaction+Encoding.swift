@@ -1,8 +1,10 @@
+public import CoexistModel
+
 /// JSON shapes of history for `coexistctl history` (and later the event stream).
 ///
 /// A transaction summary is `{token, timestamp, author, contextName, bundleID, processName, changes:
-/// {insert, update, delete}}`; a full transaction lists `changes: [{entity, entityNumber, pk, type,
-/// properties, tombstone}]`. Timestamps are ISO-8601 UTC with microseconds; absent strings are `null`.
+/// {insert, update, delete}}`; a full transaction lists `changes: [{side, entity, entityNumber, pk, id, type,
+/// properties, tombstone}]` (`entityNumber` and `pk` for legacy changes, `id` for new-schema ones). Timestamps are ISO-8601 UTC with microseconds; absent strings are `null`.
 public struct HistoryTransactionSummary: Encodable, Sendable {
     let transaction: HistoryTransaction
 
@@ -10,7 +12,7 @@ public struct HistoryTransactionSummary: Encodable, Sendable {
     public init(_ transaction: HistoryTransaction) { self.transaction = transaction }
 
     enum CodingKeys: String, CodingKey {
-        case token, timestamp, author, contextName, bundleID, processName, changes
+        case token, timestamp, side, author, contextName, bundleID, processName, changes
     }
 
     /// Encodes the summary.
@@ -39,13 +41,15 @@ public struct HistoryTransactionDetail: Encodable, Sendable {
 struct ChangeDetail: Encodable {
     let change: HistoryChange
 
-    enum CodingKeys: String, CodingKey { case entity, entityNumber, pk, type, properties, tombstone }
+    enum CodingKeys: String, CodingKey { case side, entity, entityNumber, pk, id, type, properties, tombstone }
 
     func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(change.side.rawValue, forKey: .side)
         try container.encode(change.entity, forKey: .entity)
         try container.encode(change.entityNumber, forKey: .entityNumber)
         try container.encode(change.objectPK, forKey: .pk)
+        try container.encode(change.objectID, forKey: .id)
         try container.encode(change.type.description, forKey: .type)
         try container.encode(change.type == .update ? change.properties : [], forKey: .properties)
         try container.encode(change.tombstone.mapValues(JSONAttributeValue.init), forKey: .tombstone)
@@ -67,8 +71,9 @@ public struct JSONAttributeValue: Encodable, Sendable {
         case .null: try container.encodeNil()
         case .integer(let number): try container.encode(number)
         case .boolean(let flag): try container.encode(flag)
-        case .double(let number), .decimal(let number):
+        case .double(let number):
             if number.isFinite { try container.encode(number) } else { try container.encode(String(number)) }
+        case .decimal(let text): try container.encode(text)
         case .date(let seconds): try container.encode(ReferenceDate.iso8601(secondsSince2001: seconds))
         case .string(let text), .uri(let text): try container.encode(text)
         case .uuid: try container.encode(value.uuidString ?? "")
@@ -82,28 +87,10 @@ extension HistoryTransaction {
     func encodeHeader(into container: inout KeyedEncodingContainer<HistoryTransactionSummary.CodingKeys>) throws {
         try container.encode(token, forKey: .token)
         try container.encode(ReferenceDate.iso8601(secondsSince2001: timestamp), forKey: .timestamp)
+        try container.encode(side.rawValue, forKey: .side)
         try container.encode(author, forKey: .author)
         try container.encode(contextName, forKey: .contextName)
         try container.encode(bundleID, forKey: .bundleID)
         try container.encode(processName, forKey: .processName)
-    }
-}
-
-/// Standard base64 (RFC 4648) without Foundation.
-enum Base64 {
-    static func encode(_ bytes: [UInt8]) -> String {
-        let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/")
-        var output = ""
-        output.reserveCapacity((bytes.count + 2) / 3 * 4)
-        var index = 0
-        while index < bytes.count {
-            let chunk = bytes[index..<min(index + 3, bytes.count)]
-            let value = chunk.enumerated().reduce(0) { $0 | Int($1.element) << (16 - 8 * $1.offset) }
-            for position in 0..<4 {
-                output.append(position <= chunk.count ? alphabet[(value >> (18 - 6 * position)) & 0x3F] : "=")
-            }
-            index += 3
-        }
-        return output
     }
 }

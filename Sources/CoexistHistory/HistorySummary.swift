@@ -1,3 +1,4 @@
+import CoexistModel
 public import CoexistSQLite
 
 /// Counts over a store's persistent history: transactions, changes by type, token and time range, authors.
@@ -18,7 +19,7 @@ public struct HistorySummary: Sendable, Equatable, Encodable {
 
     /// `ATRANSACTION` rows.
     public var transactions: Int
-    /// `ACHANGE` rows by type.
+    /// Changes by type: `ACHANGE` rows and, when the new schema exists, `coexist_change` rows.
     public var changes: Changes
     /// The lowest and highest transaction number (`ATRANSACTION.Z_PK`), nil when there is no transaction.
     public var firstToken: Int64?
@@ -40,7 +41,11 @@ public struct HistorySummary: Sendable, Equatable, Encodable {
             """
         )[0]
         var changes = Changes(insert: 0, update: 0, delete: 0)
-        for row in try connection.rows("SELECT ZCHANGETYPE, count(*) FROM ACHANGE GROUP BY ZCHANGETYPE") {
+        var countsSQL = "SELECT ZCHANGETYPE, count(*) FROM ACHANGE GROUP BY ZCHANGETYPE"
+        if try connection.tableExists("coexist_change") {
+            countsSQL += " UNION ALL SELECT type, count(*) FROM coexist_change GROUP BY type"
+        }
+        for row in try connection.rows(countsSQL) {
             let count = Int(row[1].integerValue ?? 0)
             switch row[0].integerValue {
             case 0: changes.insert += count
@@ -65,5 +70,23 @@ public struct HistorySummary: Sendable, Equatable, Encodable {
             lastTimestamp: range[4].numericValue.map { ReferenceDate.iso8601(secondsSince2001: $0) },
             authors: authors
         )
+    }
+}
+
+extension HistorySummary {
+    enum CodingKeys: String, CodingKey {
+        case transactions, changes, firstToken, lastToken, firstTimestamp, lastTimestamp, authors
+    }
+
+    /// Encodes every key; tokens and timestamps are null for an empty history.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(transactions, forKey: .transactions)
+        try container.encode(changes, forKey: .changes)
+        try container.encode(firstToken, forKey: .firstToken)
+        try container.encode(lastToken, forKey: .lastToken)
+        try container.encode(firstTimestamp, forKey: .firstTimestamp)
+        try container.encode(lastTimestamp, forKey: .lastTimestamp)
+        try container.encode(authors, forKey: .authors)
     }
 }

@@ -6,8 +6,9 @@ public enum AttributeValue: Sendable, Hashable {
     case boolean(Bool)
     /// Double or Float.
     case double(Double)
-    /// Decimal, stored by Core Data as a floating-point (or, when whole, integer) number.
-    case decimal(Double)
+    /// Decimal as exact decimal text (`10.11`, `-3`, `1e+20`): Core Data stores a floating-point number
+    /// (or, when whole, an integer); the text is that number's shortest exact form.
+    case decimal(String)
     /// Seconds since 2001-01-01 00:00:00 UTC; Core Data stores REAL, or INTEGER for whole seconds.
     case date(Double)
     case string(String)
@@ -31,12 +32,7 @@ public enum AttributeValue: Sendable, Hashable {
 
     /// The UUID in canonical lower-case text, for `.uuid`.
     public var uuidString: String? {
-        guard case .uuid(let bytes) = self, bytes.count == 16 else { return nil }
-        let hex = bytes.map { byte -> String in
-            let digits = Array("0123456789abcdef")
-            return String([digits[Int(byte >> 4)], digits[Int(byte & 0x0F)]])
-        }
-        return [hex[0..<4], hex[4..<6], hex[6..<8], hex[8..<10], hex[10..<16]].map { $0.joined() }
-            .joined(separator: "-")
+        guard case .uuid(let bytes) = self else { return nil }
+        return UUIDText.text(bytes)
     }
 }

@@ -1,18 +1,19 @@
-import CoexistSQLite
+public import CoexistSQLite
 
 /// Allocates `Z_PK` values from `Z_PRIMARYKEY.Z_MAX` inside one write transaction (§2.1).
 ///
 /// The first key asked for an entity reads `Z_MAX` (and, defensively, the largest key already in its table);
 /// later keys are counted in memory; ``flush()`` writes the new maxima before the transaction commits. Keys
 /// are never reused: the write lock is held from the first read to the commit.
-final class KeyAllocator {
+public final class KeyAllocator {
     private let connection: Connection
     private var next: [Int: Int64] = [:]
 
-    init(connection: Connection) { self.connection = connection }
+    /// An allocator over `connection`.
+    public init(connection: Connection) { self.connection = connection }
 
     /// The next key for entity `number` (a root entity, or 16001–16003), whose rows live in `table`.
-    func allocate(entity number: Int, table: String) throws -> Int64 {
+    public func allocate(entity number: Int, table: String) throws -> Int64 {
         if let key = next[number] {
             next[number] = key + 1
             return key
@@ -32,7 +33,7 @@ final class KeyAllocator {
     }
 
     /// Writes every entity's new `Z_MAX`.
-    func flush() throws {
+    public func flush() throws {
         for (number, nextKey) in next.sorted(by: { $0.key < $1.key }) {
             try connection.run(
                 "UPDATE Z_PRIMARYKEY SET Z_MAX = max(coalesce(Z_MAX, 0), ?) WHERE Z_ENT = ?",

@@ -1,4 +1,6 @@
-/// The kind of change one `ACHANGE` row records (`NSPersistentHistoryChangeType`).
+public import CoexistModel
+
+/// The kind of change one history row records (`NSPersistentHistoryChangeType`: 0, 1, 2).
 public enum ChangeType: Int, Sendable, Hashable, Codable, CaseIterable, CustomStringConvertible {
     case insert = 0
     case update = 1
@@ -13,21 +15,34 @@ public enum ChangeType: Int, Sendable, Hashable, Codable, CaseIterable, CustomSt
     }
 }
 
-/// One saved transaction of Core Data's persistent history (`ATRANSACTION`) with its changes.
+/// Which schema a change was made in.
+public enum Side: String, Sendable, Hashable, Codable, CustomStringConvertible {
+    /// Core Data's Z-tables, recorded in `ACHANGE`.
+    case legacy
+    /// coexist's new schema, recorded in `coexist_change`.
+    case new
+
+    public var description: String { rawValue }
+}
+
+/// One saved transaction: an `ATRANSACTION` row (whichever side saved it) with its changes.
+///
+/// Both sides number their transactions from the same `Z_PRIMARYKEY` row (16002), so ``token`` is one
+/// strictly increasing sequence across the legacy store and the new store.
 public struct HistoryTransaction: Sendable, Hashable {
-    /// `ATRANSACTION.Z_PK`: the transaction number, strictly increasing.
+    /// `ATRANSACTION.Z_PK`: the transaction number, strictly increasing across both sides.
     public var token: Int64
     /// `ZTIMESTAMP`: seconds since 2001-01-01 UTC.
     public var timestamp: Double
-    /// The transaction author (`transactionAuthor`), when set.
+    /// The transaction author, when set.
     public var author: String?
     /// The bundle identifier of the writing app.
     public var bundleID: String?
-    /// The managed object context's name.
+    /// The context's name.
     public var contextName: String?
-    /// The writing process's name (`ZPROCESSIDTS`: a name, not a pid).
+    /// The writing process's name.
     public var processName: String?
-    /// The changes, in `ACHANGE.Z_PK` order.
+    /// The changes, in the order they were recorded.
     public var changes: [HistoryChange]
 
     /// Creates a transaction.
@@ -49,6 +64,10 @@ public struct HistoryTransaction: Sendable, Hashable {
         self.changes = changes
     }
 
+    /// The side that saved the transaction: `.new` when it has new-schema changes, else `.legacy`
+    /// (Core Data's own transactions, including those without changes).
+    public var side: Side { changes.contains { $0.side == .new } ? .new : .legacy }
+
     /// Change counts by type.
     public var counts: HistorySummary.Changes {
         HistorySummary.Changes(
@@ -59,42 +78,50 @@ public struct HistoryTransaction: Sendable, Hashable {
     }
 }
 
-/// One changed object (`ACHANGE`): what happened, to which object, which properties, and for deletes the
-/// preserved values.
+/// One changed object: what happened, to which object, which properties, and for deletes the preserved
+/// values. Legacy changes identify the object by entity number and `Z_PK`; new-schema changes by identity.
 public struct HistoryChange: Sendable, Hashable {
-    /// `ACHANGE.Z_PK`.
+    /// `ACHANGE.Z_PK` or `coexist_change.id`.
     public var changeID: Int64
+    /// The schema the change was made in.
+    public var side: Side
     /// Insert, update or delete.
     public var type: ChangeType
-    /// `ZENTITY`: the concrete entity's number.
-    public var entityNumber: Int
-    /// The entity's name, nil when the number is not an entity of the model (reported, never guessed).
+    /// The entity's name; nil for a legacy entity number the model does not know (reported, never guessed).
     public var entity: String?
-    /// `ZENTITYPK`: the object's `Z_PK`.
-    public var objectPK: Int64
-    /// For updates: the changed properties decoded from `ZCOLUMNS`; nil when the bitmap cannot be decoded.
+    /// Legacy: `ZENTITY`, the concrete entity's number.
+    public var entityNumber: Int?
+    /// Legacy: `ZENTITYPK`, the object's `Z_PK`.
+    public var objectPK: Int64?
+    /// New schema: the object's identity (a lower-case UUID).
+    public var objectID: String?
+    /// For updates: the changed properties; nil when a legacy bitmap cannot be decoded.
     public var properties: [String]?
-    /// The raw `ZCOLUMNS` bitmap.
+    /// Legacy: the raw `ZCOLUMNS` bitmap.
     public var columns: [UInt8]?
-    /// For deletes: preserved attribute values by name (`ZTOMBSTONEn`).
+    /// For deletes: preserved attribute values by name.
     public var tombstone: [String: AttributeValue]
 
     /// Creates a change.
     public init(
         changeID: Int64,
+        side: Side = .legacy,
         type: ChangeType,
-        entityNumber: Int,
+        entityNumber: Int? = nil,
         entity: String?,
-        objectPK: Int64,
+        objectPK: Int64? = nil,
+        objectID: String? = nil,
         properties: [String]? = nil,
         columns: [UInt8]? = nil,
         tombstone: [String: AttributeValue] = [:]
     ) {
         self.changeID = changeID
+        self.side = side
         self.type = type
         self.entityNumber = entityNumber
         self.entity = entity
         self.objectPK = objectPK
+        self.objectID = objectID
         self.properties = properties
         self.columns = columns
         self.tombstone = tombstone

@@ -1,0 +1,134 @@
+/// A self-describing JSON form of attribute values, exact for every case: `{"date": 817727875.6453141}`,
+/// `{"uuid": "…"}`, `{"binary": "<base64>"}`, `{"decimal": "10.11"}`; `null` for `.null`. Non-finite
+/// doubles are written as the strings `"nan"`, `"inf"`, `"-inf"`.
+extension AttributeValue: Codable {
+    private enum Key: String, CodingKey {
+        case integer, boolean, double, decimal, date, string, uuid, uri, binary, transformable, externalReference
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        if case .null = self {
+            var container = encoder.singleValueContainer()
+            try container.encodeNil()
+            return
+        }
+        var container = encoder.container(keyedBy: Key.self)
+        switch self {
+        case .null: break
+        case .integer(let number): try container.encode(number, forKey: .integer)
+        case .boolean(let flag): try container.encode(flag, forKey: .boolean)
+        case .double(let number): try Self.encode(number, in: &container, forKey: .double)
+        case .date(let number): try Self.encode(number, in: &container, forKey: .date)
+        case .decimal(let text): try container.encode(text, forKey: .decimal)
+        case .string(let text): try container.encode(text, forKey: .string)
+        case .uuid: try container.encode(uuidString ?? "", forKey: .uuid)
+        case .uri(let text): try container.encode(text, forKey: .uri)
+        case .binary(let bytes): try container.encode(Base64.encode(bytes), forKey: .binary)
+        case .transformable(let bytes): try container.encode(Base64.encode(bytes), forKey: .transformable)
+        case .externalReference(let bytes): try container.encode(Base64.encode(bytes), forKey: .externalReference)
+        }
+    }
+
+    public init(from decoder: any Decoder) throws {
+        if let single = try? decoder.singleValueContainer(), single.decodeNil() {
+            self = .null
+            return
+        }
+        let container = try decoder.container(keyedBy: Key.self)
+        guard let key = container.allKeys.first, container.allKeys.count == 1 else {
+            throw DecodingError.dataCorrupted(
+                .init(codingPath: decoder.codingPath, debugDescription: "expected one type key")
+            )
+        }
+        func bytes() throws -> [UInt8] {
+            guard let decoded = Base64.decode(try container.decode(String.self, forKey: key)) else {
+                throw DecodingError.dataCorruptedError(forKey: key, in: container, debugDescription: "invalid base64")
+            }
+            return decoded
+        }
+        switch key {
+        case .integer: self = .integer(try container.decode(Int64.self, forKey: key))
+        case .boolean: self = .boolean(try container.decode(Bool.self, forKey: key))
+        case .double: self = .double(try Self.decodeDouble(container, key))
+        case .date: self = .date(try Self.decodeDouble(container, key))
+        case .decimal: self = .decimal(try container.decode(String.self, forKey: key))
+        case .string: self = .string(try container.decode(String.self, forKey: key))
+        case .uri: self = .uri(try container.decode(String.self, forKey: key))
+        case .uuid:
+            guard let parsed = UUIDText.bytes(try container.decode(String.self, forKey: key)) else {
+                throw DecodingError.dataCorruptedError(forKey: key, in: container, debugDescription: "invalid UUID")
+            }
+            self = .uuid(parsed)
+        case .binary: self = .binary(try bytes())
+        case .transformable: self = .transformable(try bytes())
+        case .externalReference: self = .externalReference(try bytes())
+        }
+    }
+
+    private static func encode(
+        _ number: Double,
+        in container: inout KeyedEncodingContainer<Key>,
+        forKey key: Key
+    ) throws {
+        if number.isNaN {
+            try container.encode("nan", forKey: key)
+        } else if number.isInfinite {
+            try container.encode(number > 0 ? "inf" : "-inf", forKey: key)
+        } else {
+            try container.encode(number, forKey: key)
+        }
+    }
+
+    private static func decodeDouble(_ container: KeyedDecodingContainer<Key>, _ key: Key) throws -> Double {
+        if let number = try? container.decode(Double.self, forKey: key) { return number }
+        switch try container.decode(String.self, forKey: key) {
+        case "nan": return .nan
+        case "inf": return .infinity
+        case "-inf": return -.infinity
+        default: throw DecodingError.dataCorruptedError(forKey: key, in: container, debugDescription: "not a number")
+        }
+    }
+}
+
+/// Canonical UUID text: 8-4-4-4-12 hexadecimal digits.
+public enum UUIDText {
+    /// The 16 bytes of a UUID written as text (either case), or nil.
+    public static func bytes(_ text: String) -> [UInt8]? {
+        let digits = Array(text.utf8)
+        guard digits.count == 36, [8, 13, 18, 23].allSatisfy({ digits[$0] == UInt8(ascii: "-") }) else { return nil }
+        var bytes: [UInt8] = []
+        var high: UInt8?
+        for (index, character) in digits.enumerated() where ![8, 13, 18, 23].contains(index) {
+            guard let value = hexValue(character) else { return nil }
+            if let first = high {
+                bytes.append(first << 4 | value)
+                high = nil
+            } else {
+                high = value
+            }
+        }
+        return bytes
+    }
+
+    /// Lower-case canonical text of 16 bytes.
+    public static func text(_ bytes: [UInt8]) -> String? {
+        guard bytes.count == 16 else { return nil }
+        let digits = Array("0123456789abcdef".utf8)
+        var output: [UInt8] = []
+        for (index, byte) in bytes.enumerated() {
+            if [4, 6, 8, 10].contains(index) { output.append(UInt8(ascii: "-")) }
+            output.append(digits[Int(byte >> 4)])
+            output.append(digits[Int(byte & 0x0F)])
+        }
+        return String(decoding: output, as: UTF8.self)
+    }
+
+    private static func hexValue(_ character: UInt8) -> UInt8? {
+        switch character {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): character - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): character - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): character - UInt8(ascii: "A") + 10
+        default: nil
+        }
+    }
+}
