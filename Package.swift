@@ -47,6 +47,11 @@ let package = Package(
             dependencies: ["CoexistSQLite", "CoexistModel", "CoexistHistory"],
             swiftSettings: strict
         ),
+        .target(
+            name: "CoexistStore",
+            dependencies: ["CoexistSQLite", "CoexistModel", "CoexistHistory"],
+            swiftSettings: strict
+        ),
         .target(name: "CoexistRuntime", dependencies: ["CSystemd"], swiftSettings: strict),
 
         // Thin executables.
@@ -57,7 +62,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "coexistctl",
-            dependencies: ["CoexistLegacyStore", "CoexistHistory", "CoexistModel", "CoexistRuntime"],
+            dependencies: ["CoexistLegacyStore", "CoexistStore", "CoexistHistory", "CoexistModel", "CoexistRuntime"],
             swiftSettings: strict
         ),
 

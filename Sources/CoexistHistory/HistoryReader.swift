@@ -117,7 +117,8 @@ public struct HistoryReader {
 
     /// The transaction numbered `token`, or nil.
     public func transaction(_ token: Int64) throws -> HistoryTransaction? {
-        try transactions(after: token - 1, limit: 1).first { $0.token == token }
+        guard token > Int64.min else { return nil }
+        return try transactions(after: token - 1, limit: 1).first { $0.token == token }
     }
 
     /// The highest token, 0 for an empty history.

@@ -32,6 +32,12 @@ public final class KeyAllocator {
         return key
     }
 
+    /// The allocator's state, to restore when an operation is rolled back to a savepoint.
+    public var snapshot: [Int: Int64] { next }
+
+    /// Restores a ``snapshot``: keys handed out since are free again (their rows were rolled back).
+    public func restore(_ snapshot: [Int: Int64]) { next = snapshot }
+
     /// Writes every entity's new `Z_MAX`.
     public func flush() throws {
         for (number, nextKey) in next.sorted(by: { $0.key < $1.key }) {

@@ -2,6 +2,7 @@ import CoexistLegacyStore
 import CoexistModel
 import CoexistRuntime
 import CoexistSQLite
+import CoexistStore
 
 /// Maps library errors to one message line and a sysexits code.
 struct ErrorReport {
@@ -19,6 +20,9 @@ struct ErrorReport {
         case let error as SQLiteError:
             message = error.description
             exitCode = Self.exitCode(error)
+        case let error as SchemaError:
+            message = error.description
+            exitCode = .dataError
         case let error as DatabaseFileHeader.Problem:
             message = error.description
             exitCode = Self.exitCode(.file(error))

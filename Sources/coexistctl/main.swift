@@ -5,7 +5,9 @@ import Glibc
 #endif
 
 // coexistctl: the operator's tool. Each subcommand is a small type; the work is in the libraries.
-let commands: [any Subcommand.Type] = [InspectCommand.self, HistoryCommand.self, CreateCommand.self, DemoCommand.self]
+let commands: [any Subcommand.Type] = [
+    InspectCommand.self, HistoryCommand.self, SchemaCommand.self, CreateCommand.self, DemoCommand.self,
+]
 
 let arguments = Array(CommandLine.arguments.dropFirst())
 guard let name = arguments.first, name != "--help", name != "-h", name != "help" else {

@@ -135,3 +135,51 @@ import Testing
         #expect(error?.description.contains("firstName, lastName") == true)
     }
 }
+
+@Suite struct LegacySaveAtomicityTests {
+    let author = SaveMetadata(author: "tests")
+
+    /// A failed operation inside a save rolls back alone: the caller may catch it and go on.
+    @Test func aCaughtFailureLeavesTheSaveConsistent() throws {
+        let directory = try TemporaryDirectory()
+        let store = try LibraryModel.createStore(in: directory)
+        var shelf = ObjectID(entity: "Shelf", pk: 0)
+        var book = ObjectID(entity: "Book", pk: 0)
+        try store.save(author) { save in
+            shelf = try save.insert("Shelf", ["label": .string("A")])
+            book = try save.insert("Book", ["title": .string("b")])
+            try save.add(shelf, to: "books", [book])
+        }
+        let result = try store.save(author) { save in
+            #expect(throws: LegacyStoreError.self) { try save.delete(shelf) }  // Deny: refused
+            try save.update(shelf, ["label": .string("B")])
+        }
+        #expect(result.changes.map(\.type) == [.update])
+        #expect(try store.related(shelf, "books") == [book])
+        #expect(try store.object(shelf)?.attributes["label"] == .string("B"))
+        #expect(try store.object(shelf)?.version == 2)
+    }
+
+    @Test func aSaveCannotBeUsedAfterItsClosure() throws {
+        let directory = try TemporaryDirectory()
+        let store = try LibraryModel.createStore(in: directory)
+        var escaped: LegacySave?
+        try store.save(author) { save in escaped = save }
+        let save = try #require(escaped)
+        #expect(throws: LegacyStoreError.self) { try save.insert("Shelf", ["label": .string("late")]) }
+        #expect(try store.objects(of: "Shelf").isEmpty)
+    }
+
+    @Test func anObjectDeletedInTheSaveCannotBeReferenced() throws {
+        let directory = try TemporaryDirectory()
+        let store = try LibraryModel.createStore(in: directory)
+        try store.save(author) { save in
+            let book = try save.insert("Book", ["title": .string("b")])
+            let cover = try save.insert("Cover", [:])
+            try save.delete(book)
+            #expect(throws: LegacyStoreError.self) { try save.setToOne(cover, "book", book) }
+            #expect(throws: LegacyStoreError.self) { try save.update(book, ["title": .string("x")]) }
+        }
+        #expect(try store.objects(of: "Cover").first?.toOne["book"] == nil)
+    }
+}

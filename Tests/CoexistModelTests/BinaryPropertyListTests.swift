@@ -47,3 +47,52 @@ import Testing
         #expect(stored.mapValues(\.data) == hashes.mapValues { $0 })
     }
 }
+
+@Suite struct HostileBinaryPropertyListTests {
+    /// A trailer: 6 unused bytes, offset size, reference size, object count, top object, offset-table offset.
+    static func trailer(offsetSize: UInt8, referenceSize: UInt8, objects: UInt64, table: UInt64) -> [UInt8] {
+        func be(_ value: UInt64) -> [UInt8] {
+            (0..<8).reversed().map { UInt8(truncatingIfNeeded: value >> (8 * UInt64($0))) }
+        }
+        return [0, 0, 0, 0, 0, 0, offsetSize, referenceSize] + be(objects) + be(0) + be(table)
+    }
+
+    @Test func hugeReferencesAndUIDsAreErrorsNotTraps() {
+        let array =
+            Array("bplist00".utf8) + [0xA1] + [UInt8](repeating: 0xFF, count: 8) + [8]
+            + Self.trailer(offsetSize: 1, referenceSize: 8, objects: 1, table: 17)
+        #expect(throws: BinaryPropertyList.Failure.self) { try BinaryPropertyList.decode(array) }
+        let uid =
+            Array("bplist00".utf8) + [0x87] + [UInt8](repeating: 0xFF, count: 8) + [8]
+            + Self.trailer(offsetSize: 1, referenceSize: 8, objects: 1, table: 17)
+        #expect(throws: BinaryPropertyList.Failure.self) { try BinaryPropertyList.decode(uid) }
+    }
+
+    /// One 1 MB data object referenced 60,000 times decodes once, not 60,000 times.
+    @Test func sharedReferencesAreDecodedOnce() throws {
+        let count = 60_000
+        var body = Array("bplist00".utf8)
+        let arrayOffset = body.count
+        body += [0xAF, 0x11, UInt8(count >> 8), UInt8(count & 0xFF)]
+        for _ in 0..<count { body += [0x00, 0x01] }  // every element is object 1
+        let dataOffset = body.count
+        let size = 1 << 20
+        body += [
+            0x4F, 0x12, UInt8(size >> 24), UInt8((size >> 16) & 0xFF), UInt8((size >> 8) & 0xFF), UInt8(size & 0xFF),
+        ]
+        body += [UInt8](repeating: 7, count: size)
+        let table = body.count
+        body += [
+            UInt8(arrayOffset >> 24), UInt8((arrayOffset >> 16) & 0xFF), UInt8((arrayOffset >> 8) & 0xFF),
+            UInt8(arrayOffset & 0xFF),
+        ]
+        body += [
+            UInt8(dataOffset >> 24), UInt8((dataOffset >> 16) & 0xFF), UInt8((dataOffset >> 8) & 0xFF),
+            UInt8(dataOffset & 0xFF),
+        ]
+        body += Self.trailer(offsetSize: 4, referenceSize: 2, objects: 2, table: UInt64(table))
+        let decoded = try BinaryPropertyList.decode(body)
+        #expect(decoded.array?.count == count)
+        #expect(decoded.array?.last?.data?.count == size)
+    }
+}

@@ -126,7 +126,6 @@ struct ColumnResolver {
         .sorted { (numbers[$0.name] ?? 0) < (numbers[$1.name] ?? 0) }
         let position = declarers.firstIndex { $0.name == declarer.name } ?? 0
         let name = position == 0 ? base : base + String(position)
-        if columns.contains(name) { return name }
-        return columns.contains(base) ? base : nil
+        return columns.contains(name) ? name : nil
     }
 }

@@ -11,6 +11,10 @@ extension LegacySave {
     /// for each deleted object: its preserved attributes are kept for the history tombstone, nullify rules
     /// clear the inverse side of the objects that stay, its join-table rows go, and its row is deleted.
     public func delete(_ id: ObjectID, expectedVersion: Int64? = nil) throws {
+        try atomically { try deleteNow(id, expectedVersion: expectedVersion) }
+    }
+
+    func deleteNow(_ id: ObjectID, expectedVersion: Int64? = nil) throws {
         let (_, mapping) = try resolve(id)
         try checkVersion(id, mapping: mapping, expected: expectedVersion)
         var doomed: [ObjectID] = [id]
@@ -72,8 +76,8 @@ extension LegacySave {
                 }
             case .toOne:
                 guard let inverse else { continue }
-                for target in try store.related(id, relationship.name) where !doomed.contains(target) {
-                    if !inverse.isToMany, keepsRow { try writeToOne(target, inverse.name, nil) }
+                for target in try store.related(id, relationship.name) where !doomed.contains(target) && keepsRow {
+                    if !inverse.isToMany { try writeToOne(target, inverse.name, nil) }
                     try touch(target, inverse.name)
                 }
             case .joinTable(let table, let source, let destination, _):
@@ -90,10 +94,20 @@ extension LegacySave {
                         [.integer(id.pk)]
                     )
                 }
-            default: continue
+            case .unresolved(let reason):
+                throw LegacyStoreError.modelMismatch(
+                    path: store.path,
+                    detail:
+                        "cannot delete \(id): relationship \(relationship.name) has no storage in this store (\(reason))"
+                )
+            case .attribute, nil:
+                continue
             }
         }
         try connection.run("DELETE FROM \(SQLIdentifier.quoted(mapping.table)) WHERE Z_PK = ?", [.integer(id.pk)])
+        deleted.insert(id)
+        versions[id] = nil
+        bumped.remove(id)
         if pending[id]?.type == .insert {
             pending[id] = nil
             order.removeAll { $0 == id }

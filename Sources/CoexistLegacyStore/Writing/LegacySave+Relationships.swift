@@ -10,6 +10,10 @@ extension LegacySave {
 
     /// Sets the to-one `name` of `id` to `target` (nil to clear), updating the inverse side.
     public func setToOne(_ id: ObjectID, _ name: String, _ target: ObjectID?) throws {
+        try atomically { try setToOneNow(id, name, target) }
+    }
+
+    func setToOneNow(_ id: ObjectID, _ name: String, _ target: ObjectID?) throws {
         let (entity, mapping) = try resolve(id)
         try checkVersion(id, mapping: mapping, expected: nil)
         let relationship = try self.relationship(name, of: entity, id)
@@ -53,6 +57,10 @@ extension LegacySave {
 
     /// Adds `targets` to the to-many `name` of `id` (appended at the end when the relationship is ordered).
     public func add(_ id: ObjectID, to name: String, _ targets: [ObjectID]) throws {
+        try atomically { try addNow(id, to: name, targets) }
+    }
+
+    func addNow(_ id: ObjectID, to name: String, _ targets: [ObjectID]) throws {
         let (entity, mapping) = try resolve(id)
         try checkVersion(id, mapping: mapping, expected: nil)
         let relationship = try self.relationship(name, of: entity, id)
@@ -75,6 +83,21 @@ extension LegacySave {
                     relationship
                 )
             case .hiddenForeignKey(let table, let column):
+                let previous = try connection.scalar(
+                    "SELECT \(SQLIdentifier.quoted(column)) FROM \(SQLIdentifier.quoted(table)) WHERE Z_PK = ?",
+                    [.integer(target.pk)]
+                )
+                guard previous.integerValue != id.pk else { continue }
+                if let owner = previous.integerValue, let ownerTable = schema.entities[id.entity]?.table {
+                    // The target leaves its previous owner, which changes too.
+                    let number = try connection.scalar(
+                        "SELECT Z_ENT FROM \(SQLIdentifier.quoted(ownerTable)) WHERE Z_PK = ?",
+                        [.integer(owner)]
+                    )
+                    if let number = number.integerValue, let ownerEntity = schema.entity(number: Int(number)) {
+                        try touch(ObjectID(entity: ownerEntity.name, pk: owner), name)
+                    }
+                }
                 try connection.run(
                     "UPDATE \(SQLIdentifier.quoted(table)) SET \(SQLIdentifier.quoted(column)) = ? WHERE Z_PK = ?",
                     [.integer(id.pk), .integer(target.pk)]
@@ -91,11 +114,16 @@ extension LegacySave {
 
     /// Removes `targets` from the to-many `name` of `id`.
     public func remove(_ id: ObjectID, from name: String, _ targets: [ObjectID]) throws {
+        try atomically { try removeNow(id, from: name, targets) }
+    }
+
+    func removeNow(_ id: ObjectID, from name: String, _ targets: [ObjectID]) throws {
         let (entity, mapping) = try resolve(id)
         try checkVersion(id, mapping: mapping, expected: nil)
         let relationship = try self.relationship(name, of: entity, id)
         let inverse = model.inverse(of: relationship)
         for target in targets {
+            try checkDestination(target, of: relationship, id)
             switch mapping.properties[name] {
             case .inverseForeignKey(let inverseName):
                 let (_, targetMapping) = try resolve(target)
@@ -136,6 +164,10 @@ extension LegacySave {
 
     /// Makes the ordered to-many `name` of `id` hold exactly `targets`, in that order.
     public func setOrdered(_ id: ObjectID, _ name: String, _ targets: [ObjectID]) throws {
+        try atomically { try setOrderedNow(id, name, targets) }
+    }
+
+    func setOrderedNow(_ id: ObjectID, _ name: String, _ targets: [ObjectID]) throws {
         let current = try store.related(id, name)
         let wanted = Set(targets)
         try remove(id, from: name, current.filter { !wanted.contains($0) })
@@ -152,6 +184,7 @@ extension LegacySave {
                         "UPDATE \(SQLIdentifier.quoted(targetMapping.table)) SET \(SQLIdentifier.quoted(order)) = ? WHERE Z_PK = ?",
                         [.integer(key), .integer(target.pk)]
                     )
+                    try touch(target, inverse)
                 }
             case .joinTable(let table, let source, let destination, let order?):
                 try connection.run(
@@ -218,7 +251,12 @@ extension LegacySave {
     /// Writes the columns of a to-one: key, entity column (polymorphic), order column (ordered inverse).
     func writeToOne(_ id: ObjectID, _ name: String, _ target: ObjectID?) throws {
         let (_, mapping) = try resolve(id)
-        guard case .toOne(let column, let entityColumn, let orderColumn) = mapping.properties[name] else { return }
+        guard case .toOne(let column, let entityColumn, let orderColumn) = mapping.properties[name] else {
+            throw LegacyStoreError.modelMismatch(
+                path: store.path,
+                detail: "\(id.entity).\(name) is not stored as a to-one in this store"
+            )
+        }
         var assignments = ["\(SQLIdentifier.quoted(column)) = ?"]
         var arguments: [SQLiteValue] = [target.map { .integer($0.pk) } ?? .null]
         if let entityColumn {

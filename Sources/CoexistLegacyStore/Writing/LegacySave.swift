@@ -27,6 +27,9 @@ public final class LegacySave {
     var pending: [ObjectID: Pending] = [:]
     var bumped: Set<ObjectID> = []
     var versions: [ObjectID: Int64] = [:]
+    var deleted: Set<ObjectID> = []
+    var depth = 0
+    var finished = false
 
     init(store: LegacyStore, model: Model, schema: StoreSchema) {
         self.store = store
@@ -45,6 +48,10 @@ public final class LegacySave {
     /// fails the save. Relationships are set afterwards with ``setToOne(_:_:_:)`` and ``add(_:to:_:)``.
     @discardableResult
     public func insert(_ entityName: String, _ values: [String: AttributeValue] = [:]) throws -> ObjectID {
+        try atomically { try insertNow(entityName, values) }
+    }
+
+    func insertNow(_ entityName: String, _ values: [String: AttributeValue] = [:]) throws -> ObjectID {
         guard let entity = model.entity(named: entityName), let mapping = schema.entities[entityName] else {
             throw LegacyStoreError.modelMismatch(path: store.path, detail: "no entity named \(entityName)")
         }
@@ -77,7 +84,19 @@ public final class LegacySave {
                     detail: "\(id): mandatory attribute \(attribute.name) has no value"
                 )
             }
-            guard case .attribute(let column) = mapping.properties[attribute.name] else { continue }
+            guard case .attribute(let column) = mapping.properties[attribute.name] else {
+                if case .null = value { continue }
+                throw LegacyStoreError.modelMismatch(
+                    path: store.path,
+                    detail: "\(id): attribute \(attribute.name) has no column in this store"
+                )
+            }
+            guard !columns.contains(column) else {
+                throw LegacyStoreError.modelMismatch(
+                    path: store.path,
+                    detail: "\(id): attributes share column \(column); the model does not match the store"
+                )
+            }
             columns.append(column)
             arguments.append(try encode(value, attribute, id))
         }
@@ -102,6 +121,10 @@ public final class LegacySave {
     /// - Parameter expectedVersion: the `Z_OPT` the caller last saw; when it differs from the stored one the
     ///   save fails with ``LegacyStoreError/conflict(path:object:expected:found:)``.
     public func update(_ id: ObjectID, _ values: [String: AttributeValue], expectedVersion: Int64? = nil) throws {
+        try atomically { try updateNow(id, values, expectedVersion: expectedVersion) }
+    }
+
+    func updateNow(_ id: ObjectID, _ values: [String: AttributeValue], expectedVersion: Int64? = nil) throws {
         let (entity, mapping) = try resolve(id)
         try checkVersion(id, mapping: mapping, expected: expectedVersion)
         guard !values.isEmpty else { return }
@@ -121,6 +144,12 @@ public final class LegacySave {
                 throw LegacyStoreError.validation(
                     path: store.path,
                     detail: "\(id): mandatory attribute \(name) cannot be nil"
+                )
+            }
+            if attribute.isDerived {
+                throw LegacyStoreError.validation(
+                    path: store.path,
+                    detail: "\(id): \(name) is derived: Core Data's triggers maintain it"
                 )
             }
             let stored = try encode(value, attribute, id)
@@ -148,7 +177,7 @@ public final class LegacySave {
     /// Fails unless the object exists as the entity its identity names, and, when `expected` is given, has
     /// that version.
     func checkVersion(_ id: ObjectID, mapping: EntityMapping, expected: Int64?) throws {
-        if pending[id]?.type == .delete {
+        if deleted.contains(id) {
             throw LegacyStoreError.validation(path: store.path, detail: "\(id) was deleted earlier in this save")
         }
         if let known = versions[id] {

@@ -29,6 +29,7 @@ extension LegacyStore {
 
 extension LegacySave {
     func finish(metadata: SaveMetadata, timestamp: Double) throws -> SaveResult {
+        finished = true
         guard !order.isEmpty else {
             try keys.flush()
             return SaveResult(token: nil, changes: [])

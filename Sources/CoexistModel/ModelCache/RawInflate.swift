@@ -12,36 +12,39 @@ public enum RawInflate {
 
     /// Inflates `input`, refusing output larger than `limit` bytes.
     public static func inflate(_ input: [UInt8], limit: Int = 256 << 20) throws(Failure) -> [UInt8] {
-        var stream = z_stream()
-        guard coexist_inflate_init_raw(&stream) == Z_OK else { throw .corrupt("inflateInit2 failed") }
-        defer { inflateEnd(&stream) }
-        var output: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: max(4096, min(input.count * 4, 1 << 20)))
-        var status: Int32 = Z_OK
-        var source = input
-        let result: Failure? = source.withUnsafeMutableBufferPointer { inputBuffer in
-            stream.next_in = inputBuffer.baseAddress
-            stream.avail_in = UInt32(inputBuffer.count)
-            repeat {
-                let produced: Int = chunk.withUnsafeMutableBufferPointer { out in
-                    stream.next_out = out.baseAddress
-                    stream.avail_out = UInt32(out.count)
-                    status = CZlib.inflate(&stream, Z_NO_FLUSH)
-                    return out.count - Int(stream.avail_out)
-                }
-                if status != Z_OK && status != Z_STREAM_END {
-                    let message = stream.msg.map { String(cString: $0) } ?? "zlib status \(status)"
-                    return .corrupt(message)
-                }
-                if output.count + produced > limit { return .tooLarge(limit: limit) }
-                output.append(contentsOf: chunk[0..<produced])
-                if status == Z_OK && produced == 0 && stream.avail_in == 0 {
-                    return .corrupt("the stream ends before its final block")
-                }
-            } while status != Z_STREAM_END
-            return nil
+        // zlib keeps a pointer to its z_stream: it must not move between calls, so it lives on the heap.
+        let stream = UnsafeMutablePointer<z_stream>.allocate(capacity: 1)
+        stream.initialize(to: z_stream())
+        defer {
+            stream.deinitialize(count: 1)
+            stream.deallocate()
         }
-        if let result { throw result }
-        return output
+        guard input.count <= Int(UInt32.max) else { throw .tooLarge(limit: Int(UInt32.max)) }
+        guard coexist_inflate_init_raw(stream) == Z_OK else { throw .corrupt("inflateInit2 failed") }
+        defer { inflateEnd(stream) }
+        let chunkSize = max(4096, min(input.count * 4, 1 << 20))
+        let chunk = UnsafeMutablePointer<UInt8>.allocate(capacity: chunkSize)
+        defer { chunk.deallocate() }
+        let source = UnsafeMutablePointer<UInt8>.allocate(capacity: max(1, input.count))
+        defer { source.deallocate() }
+        source.initialize(from: input, count: input.count)
+        stream.pointee.next_in = source
+        stream.pointee.avail_in = UInt32(input.count)
+        var output: [UInt8] = []
+        while true {
+            stream.pointee.next_out = chunk
+            stream.pointee.avail_out = UInt32(chunkSize)
+            let status = CZlib.inflate(stream, Z_NO_FLUSH)
+            guard status == Z_OK || status == Z_STREAM_END else {
+                throw .corrupt(stream.pointee.msg.map { String(cString: $0) } ?? "zlib status \(status)")
+            }
+            let produced = chunkSize - Int(stream.pointee.avail_out)
+            guard output.count + produced <= limit else { throw .tooLarge(limit: limit) }
+            output.append(contentsOf: UnsafeBufferPointer(start: chunk, count: produced))
+            if status == Z_STREAM_END { return output }
+            if produced == 0 && stream.pointee.avail_in == 0 {
+                throw .corrupt("the stream ends before its final block")
+            }
+        }
     }
 }

@@ -29,6 +29,8 @@ public enum BinaryPropertyList {
         let topObject: Int
         let offsetTable: Int
         var active: Set<Int> = []
+        /// Objects already decoded: shared references reuse them instead of decoding (and copying) again.
+        var decoded: [Int: PropertyListValue] = [:]
         /// Objects decoded so far: shared references could otherwise expand exponentially.
         var produced = 0
         var productionLimit: Int { max(objectCount * 64, 1 << 16) }
@@ -94,6 +96,13 @@ public enum BinaryPropertyList {
         }
 
         mutating func object(_ reference: Int, depth: Int) throws(Failure) -> PropertyListValue {
+            if let known = decoded[reference] { return known }
+            let value = try decode(reference, depth: depth)
+            decoded[reference] = value
+            return value
+        }
+
+        mutating func decode(_ reference: Int, depth: Int) throws(Failure) -> PropertyListValue {
             guard depth < BinaryPropertyList.depthLimit else {
                 throw Failure(message: "binary property list nests too deep")
             }
@@ -154,7 +163,10 @@ public enum BinaryPropertyList {
                 for index in 0..<count { units.append(UInt16(try read(start + 2 * index, 2))) }
                 return .string(String(decoding: units, as: UTF16.self))
             case 0x8:
-                return .uid(Int(try read(position + 1, Int(nibble) + 1)))
+                guard let uid = Int(exactly: try read(position + 1, Int(nibble) + 1)) else {
+                    throw Failure(message: "binary property list: UID out of range at \(position)")
+                }
+                return .uid(uid)
             case 0xA, 0xC:
                 let (count, start) = try length(nibble, at: position)
                 return .array(try children(count, at: start, of: reference, depth: depth))
@@ -189,7 +201,9 @@ public enum BinaryPropertyList {
             var result: [PropertyListValue] = []
             result.reserveCapacity(count)
             for index in 0..<count {
-                let child = Int(try read(start + index * referenceSize, referenceSize))
+                guard let child = Int(exactly: try read(start + index * referenceSize, referenceSize)) else {
+                    throw Failure(message: "binary property list: object reference out of range")
+                }
                 result.append(try object(child, depth: depth + 1))
             }
             return result

@@ -1,0 +1,79 @@
+import CoexistHistory
+import CoexistSQLite
+
+extension NewSchema {
+    /// `coexist_identity`: the bridge's record of which legacy `Z_PK` each identity belongs to, per root
+    /// entity (for entities whose identity is generated, and as the key translation for all).
+    public static let identityTableStatements = [
+        """
+        CREATE TABLE IF NOT EXISTS coexist_identity (
+            entity TEXT NOT NULL,
+            pk INTEGER NOT NULL,
+            id TEXT NOT NULL,
+            PRIMARY KEY (entity, pk),
+            UNIQUE (entity, id)
+        ) STRICT
+        """
+    ]
+
+    /// Every statement that creates the schema: entity tables, join tables, indexes on foreign keys and
+    /// `kind`, sub-entity views, and coexist's own tables. Touches no Core Data table.
+    public func createStatements() -> [String] {
+        var statements: [String] = []
+        var indexes: [String] = []
+        for table in tables {
+            let quotedTable = SQLIdentifier.quoted(table.name)
+            var definitions: [String] = []
+            for column in table.columns {
+                var text = "\(SQLIdentifier.quoted(column.name)) \(column.type)"
+                if column.isKey && table.rootEntity != nil { text += " PRIMARY KEY NOT NULL" }
+                if column.isKey && table.rootEntity == nil || column.name == "kind" { text += " NOT NULL" }
+                if let check = column.check { text += " CHECK (\(check))" }
+                if let references = column.references {
+                    text +=
+                        " REFERENCES \(SQLIdentifier.quoted(references.table)) (\"id\") ON DELETE \(references.onDelete)"
+                    text += " DEFERRABLE INITIALLY DEFERRED"
+                    indexes.append(
+                        "CREATE INDEX \(SQLIdentifier.quoted(table.name + "_" + column.name)) ON \(quotedTable) (\(SQLIdentifier.quoted(column.name)))"
+                    )
+                }
+                definitions.append(text)
+            }
+            if table.rootEntity == nil {
+                let keys = table.columns.filter(\.isKey).map { SQLIdentifier.quoted($0.name) }.joined(separator: ", ")
+                definitions.append("PRIMARY KEY (\(keys))")
+            }
+            if table.columns.contains(where: { $0.name == "kind" }) {
+                indexes.append(
+                    "CREATE INDEX \(SQLIdentifier.quoted(table.name + "_kind")) ON \(quotedTable) (\"kind\")"
+                )
+            }
+            let rowid = table.rootEntity == nil ? " WITHOUT ROWID" : ""
+            statements.append(
+                "CREATE TABLE \(quotedTable) (\n    " + definitions.joined(separator: ",\n    ") + "\n) STRICT\(rowid)"
+            )
+        }
+        statements += indexes
+        statements += views()
+        statements += Self.identityTableStatements
+        statements += CompanionChanges.createStatements
+        return statements
+    }
+
+    /// A view per sub-entity (`graphic_novel`), selecting its rows (and its sub-entities') from the root table.
+    func views() -> [String] {
+        var taken = Set(tables.map { $0.name.lowercased() })
+        var result: [String] = []
+        for entity in model.entities where entity.superentity != nil {
+            let name = Naming.snakeCase(entity.name)
+            guard let mapping = entities[entity.name], SQLIdentifier.isPlain(name),
+                taken.insert(name.lowercased()).inserted
+            else { continue }
+            let kinds = model.hierarchy(from: entity).map { "'\($0.name)'" }.joined(separator: ", ")
+            result.append(
+                "CREATE VIEW \(SQLIdentifier.quoted(name)) AS SELECT * FROM \(SQLIdentifier.quoted(mapping.table)) WHERE \"kind\" IN (\(kinds))"
+            )
+        }
+        return result
+    }
+}
