@@ -69,7 +69,7 @@ let package = Package(
         // Tests mirror the libraries; TestSupport holds the shared helpers.
         .target(
             name: "TestSupport",
-            dependencies: ["CoexistSQLite", "CoexistModel", "CoexistHistory", "CoexistLegacyStore"],
+            dependencies: ["CoexistSQLite", "CoexistModel", "CoexistHistory", "CoexistLegacyStore", "CoexistStore"],
             path: "Tests/TestSupport",
             swiftSettings: strict
         ),
@@ -86,6 +86,11 @@ let package = Package(
         .testTarget(
             name: "CoexistLegacyStoreTests",
             dependencies: ["CoexistLegacyStore", "CoexistHistory", "CoexistModel", "CoexistSQLite", "TestSupport"],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "CoexistStoreTests",
+            dependencies: ["CoexistStore", "CoexistLegacyStore", "CoexistHistory", "CoexistModel", "CoexistSQLite", "TestSupport"],
             swiftSettings: strict
         ),
         .testTarget(

@@ -127,6 +127,9 @@ public struct Row {
     /// The value of column `index` (0-based).
     public subscript(index: Int) -> SQLiteValue { statement.value(at: index) }
 
+    /// The name of column `index` (0-based).
+    public func name(_ index: Int) -> String { statement.columnName(index) }
+
     /// Every column's value, in order.
     public var values: [SQLiteValue] { (0..<count).map { statement.value(at: $0) } }
 }

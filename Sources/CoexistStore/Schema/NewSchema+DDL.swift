@@ -48,16 +48,48 @@ extension NewSchema {
                     "CREATE INDEX \(SQLIdentifier.quoted(table.name + "_kind")) ON \(quotedTable) (\"kind\")"
                 )
             }
-            let rowid = table.rootEntity == nil ? " WITHOUT ROWID" : ""
+            let rowid = table.rootEntity == nil ? ", WITHOUT ROWID" : ""
             statements.append(
                 "CREATE TABLE \(quotedTable) (\n    " + definitions.joined(separator: ",\n    ") + "\n) STRICT\(rowid)"
             )
         }
         statements += indexes
+        statements += uniqueIndexes()
         statements += views()
         statements += Self.identityTableStatements
         statements += CompanionChanges.createStatements
         return statements
+    }
+
+    /// A unique index per uniqueness constraint of the model, limited to the constraint's entity and its
+    /// sub-entities when the table holds a hierarchy.
+    func uniqueIndexes() -> [String] {
+        var result: [String] = []
+        for entity in model.entities {
+            guard let mapping = entities[entity.name] else { continue }
+            for constraint in entity.uniquenessConstraints where !constraint.isEmpty {
+                let columns = constraint.compactMap { property -> String? in
+                    switch mapping.properties[property] {
+                    case .column(let column, _): column
+                    case .toOne(let column, _): column
+                    case .identity: "id"
+                    default: nil
+                    }
+                }
+                guard columns.count == constraint.count else { continue }
+                let name = mapping.table + "_unique_" + columns.joined(separator: "_")
+                var sql =
+                    "CREATE UNIQUE INDEX \(SQLIdentifier.quoted(name)) ON \(SQLIdentifier.quoted(mapping.table)) ("
+                    + columns.map(SQLIdentifier.quoted).joined(separator: ", ") + ")"
+                if mapping.hasKindColumn {
+                    sql +=
+                        " WHERE \"kind\" IN ("
+                        + model.hierarchy(from: entity).map { "'\($0.name)'" }.joined(separator: ", ") + ")"
+                }
+                result.append(sql)
+            }
+        }
+        return result
     }
 
     /// A view per sub-entity (`graphic_novel`), selecting its rows (and its sub-entities') from the root table.

@@ -1,0 +1,122 @@
+public import CoexistModel
+import CoexistSQLite
+
+/// Reading rows and relationships of the new schema.
+extension NewStore {
+    /// The attribute values of `ref` (inherited ones included), or nil when it does not exist.
+    public func values(of ref: ObjectRef) throws -> [String: AttributeValue]? {
+        guard let entity = model.entity(named: ref.entity), let mapping = schema.entities[ref.entity] else {
+            throw StoreError.mismatch(path: path, detail: "no entity named \(ref.entity)")
+        }
+        var found: [String: AttributeValue]?
+        try connection.forEachRow(
+            "SELECT * FROM \(SQLIdentifier.quoted(mapping.table)) WHERE \"id\" = ?",
+            [.text(ref.id)]
+        ) { row in
+            var columns: [String: SQLiteValue] = [:]
+            for index in 0..<row.count { columns[row.name(index)] = row[index] }
+            found = try decodeAttributes(columns, entity: entity, mapping: mapping, ref: ref)
+        }
+        return found
+    }
+
+    func decodeAttributes(
+        _ columns: [String: SQLiteValue],
+        entity: Entity,
+        mapping: NewSchema.EntityMapping,
+        ref: ObjectRef
+    ) throws -> [String: AttributeValue] {
+        var values: [String: AttributeValue] = [:]
+        for attribute in model.allAttributes(of: entity) where !attribute.isTransient {
+            let stored: SQLiteValue
+            switch mapping.properties[attribute.name] {
+            case .column(let column, _): stored = columns[column] ?? .null
+            case .identity: stored = columns["id"] ?? .null
+            default: continue
+            }
+            do {
+                values[attribute.name] = try NewValueCodec.decode(stored, as: attribute)
+            } catch {
+                throw StoreError.invalidData(path: path, detail: "\(mapping.table) row \(ref.id): \(error)")
+            }
+        }
+        return values
+    }
+
+    /// The concrete entity of the row `id` in the table of `rootEntity`, or nil when there is no such row.
+    public func entityOfRow(id: String, rootEntity: String) throws -> String? {
+        guard let mapping = schema.entities[rootEntity] else { return nil }
+        if !mapping.hasKindColumn {
+            let exists = try connection.scalar(
+                "SELECT 1 FROM \(SQLIdentifier.quoted(mapping.table)) WHERE \"id\" = ?",
+                [.text(id)]
+            )
+            return exists == .null ? nil : rootEntity
+        }
+        return try connection.scalar(
+            "SELECT \"kind\" FROM \(SQLIdentifier.quoted(mapping.table)) WHERE \"id\" = ?",
+            [.text(id)]
+        ).textValue
+    }
+
+    /// The objects `relationship` of `ref` holds, in order for ordered relationships.
+    public func related(_ ref: ObjectRef, _ relationship: String) throws -> [ObjectRef] {
+        guard let entity = model.entity(named: ref.entity), let mapping = schema.entities[ref.entity],
+            let definition = model.allRelationships(of: entity).first(where: { $0.name == relationship }),
+            let destination = model.entity(named: definition.destination),
+            let destinationMapping = schema.entities[destination.name]
+        else { throw StoreError.mismatch(path: path, detail: "\(ref.entity) has no relationship \(relationship)") }
+        let quoted = SQLIdentifier.quoted
+        let destinationTable = quoted(destinationMapping.table)
+        let kind = destinationMapping.hasKindColumn ? "d.\"kind\"" : "NULL"
+        let sql: String
+        switch mapping.properties[relationship] {
+        case .toOne(let column, _):
+            sql =
+                "SELECT d.\"id\", \(kind) FROM \(destinationTable) d JOIN \(quoted(mapping.table)) s "
+                + "ON d.\"id\" = s.\(quoted(column)) WHERE s.\"id\" = ?"
+        case .inverse(let inverse):
+            guard case .toOne(let column, let position) = destinationMapping.properties[inverse] else {
+                throw StoreError.mismatch(
+                    path: path,
+                    detail: "\(ref.entity).\(relationship): inverse \(inverse) is not a to-one"
+                )
+            }
+            let order = position.map { "d.\(quoted($0)), " } ?? ""
+            sql =
+                "SELECT d.\"id\", \(kind) FROM \(destinationTable) d WHERE d.\(quoted(column)) = ? ORDER BY \(order)d.rowid"
+        case .join(let table, let selfColumn, let otherColumn, let position):
+            let order = position.map { "j.\(quoted($0)), " } ?? ""
+            sql =
+                "SELECT d.\"id\", \(kind) FROM \(quoted(table)) j JOIN \(destinationTable) d ON d.\"id\" = j.\(quoted(otherColumn)) "
+                + "WHERE j.\(quoted(selfColumn)) = ? ORDER BY \(order)d.rowid"
+        default:
+            throw StoreError.mismatch(path: path, detail: "\(ref.entity).\(relationship) is not a relationship")
+        }
+        var result: [ObjectRef] = []
+        try connection.forEachRow(sql, [.text(ref.id)]) { row in
+            result.append(ObjectRef(entity: row[1].textValue ?? destination.name, id: row[0].textValue ?? ""))
+        }
+        return result
+    }
+
+    /// Every object of `entityName` (and its sub-entities), in insertion order.
+    public func refs(of entityName: String) throws -> [ObjectRef] {
+        guard let entity = model.entity(named: entityName), let mapping = schema.entities[entityName] else {
+            throw StoreError.mismatch(path: path, detail: "no entity named \(entityName)")
+        }
+        var sql =
+            "SELECT \"id\", \(mapping.hasKindColumn ? "\"kind\"" : "NULL") FROM \(SQLIdentifier.quoted(mapping.table))"
+        var arguments: [SQLiteValue] = []
+        if mapping.hasKindColumn {
+            let kinds = model.hierarchy(from: entity).map(\.name)
+            sql += " WHERE \"kind\" IN (\(kinds.map { _ in "?" }.joined(separator: ", ")))"
+            arguments = kinds.map { .text($0) }
+        }
+        var result: [ObjectRef] = []
+        try connection.forEachRow(sql + " ORDER BY rowid", arguments) { row in
+            result.append(ObjectRef(entity: row[1].textValue ?? entityName, id: row[0].textValue ?? ""))
+        }
+        return result
+    }
+}

@@ -1,0 +1,114 @@
+import CoexistHistory
+public import CoexistModel
+public import CoexistSQLite
+
+/// The new schema inside the shared SQLite file: its tables, next to Core Data's, and saves to them.
+///
+/// Opening never touches Core Data's tables. ``createSchema()`` creates the new tables (in one
+/// transaction) when they are absent and checks them when present.
+public final class NewStore {
+    /// The database file.
+    public let path: String
+    /// The connection; confined, like the store, to one task.
+    public let connection: Connection
+    /// The schema derived from the model.
+    public let schema: NewSchema
+    /// The model.
+    public var model: Model { schema.model }
+
+    /// Opens the database at `path` (read-write by default) with the schema of `model`.
+    public init(
+        path: String,
+        model: Model,
+        overrides: SchemaOverrides = SchemaOverrides(),
+        options: OpenOptions = OpenOptions()
+    ) throws(StoreError) {
+        self.path = path
+        do {
+            schema = try NewSchema(model: model, overrides: overrides)
+        } catch {
+            throw .schema(error)
+        }
+        do {
+            connection = try Connection(path: path, options: options)
+        } catch {
+            throw .sqlite(error)
+        }
+    }
+
+    /// Whether the schema's tables exist.
+    public func schemaExists() throws(StoreError) -> Bool {
+        do {
+            for table in schema.tables where try !connection.tableExists(table.name) { return false }
+            return true
+        } catch {
+            throw .sqlite(error)
+        }
+    }
+
+    /// Creates the new schema when absent; when present, checks that every table has the columns the model
+    /// needs, and adds the missing ones (an additive model version: new attributes and relationships).
+    ///
+    /// Returns the statements it ran. Runs in one write transaction: all or nothing.
+    @discardableResult
+    public func createSchema() throws -> [String] {
+        try connection.write {
+            var ran: [String] = []
+            if try !connection.tableExists(schema.tables[0].name) {
+                for statement in schema.createStatements() {
+                    try connection.execute(statement)
+                    ran.append(statement)
+                }
+                return ran
+            }
+            for statement in try migrationStatements() {
+                try connection.execute(statement)
+                ran.append(statement)
+            }
+            return ran
+        }
+    }
+
+    /// The statements that bring existing new-schema tables up to the model: new tables, new columns.
+    /// Throws ``StoreError/mismatch(path:detail:)`` for a change that cannot be made in place (a column
+    /// whose type changed).
+    func migrationStatements() throws -> [String] {
+        var statements: [String] = []
+        let all = schema.createStatements()
+        for table in schema.tables {
+            let existing = try connection.rows("SELECT name, type FROM pragma_table_info(?)", [.text(table.name)])
+            if existing.isEmpty {
+                statements += all.filter { $0.hasPrefix("CREATE TABLE \(SQLIdentifier.quoted(table.name)) (") }
+                statements += all.filter { $0.contains(" ON \(SQLIdentifier.quoted(table.name)) (") }
+                continue
+            }
+            let types = Dictionary(
+                existing.map { ($0[0].textValue ?? "", $0[1].textValue ?? "") },
+                uniquingKeysWith: { a, _ in a }
+            )
+            for column in table.columns {
+                if let type = types[column.name] {
+                    guard type.uppercased() == column.type else {
+                        throw StoreError.mismatch(
+                            path: path,
+                            detail:
+                                "table \(table.name) column \(column.name) is \(type), the model needs \(column.type)"
+                        )
+                    }
+                    continue
+                }
+                var definition = "\(SQLIdentifier.quoted(column.name)) \(column.type)"
+                if let check = column.check { definition += " CHECK (\(check))" }
+                if let references = column.references {
+                    definition +=
+                        " REFERENCES \(SQLIdentifier.quoted(references.table)) (\"id\") ON DELETE \(references.onDelete)"
+                    definition += " DEFERRABLE INITIALLY DEFERRED"
+                }
+                statements.append("ALTER TABLE \(SQLIdentifier.quoted(table.name)) ADD COLUMN \(definition)")
+            }
+        }
+        statements += NewSchema.identityTableStatements
+        statements += CompanionChanges.createStatements
+        return statements
+    }
+}

@@ -1,0 +1,90 @@
+import CoexistModel
+import CoexistSQLite
+
+/// Deleting with delete rules in the new schema.
+extension NewSave {
+    /// Deletes `ref` and, through cascade rules, what it owns; Deny relationships that still hold objects
+    /// outside the deleted set fail the operation, naming both objects.
+    public func delete(_ ref: ObjectRef) throws {
+        try atomically { try deleteNow(ref) }
+    }
+
+    func deleteNow(_ ref: ObjectRef) throws {
+        try checkExists(ref)
+        var doomed = [ref]
+        var members: Set<ObjectRef> = [ref]
+        var index = 0
+        while index < doomed.count {
+            let current = doomed[index]
+            index += 1
+            let (entity, _) = try resolve(current)
+            for relationship in model.allRelationships(of: entity)
+            where !relationship.isTransient && relationship.deleteRule == .cascade {
+                for target in try store.related(current, relationship.name) where members.insert(target).inserted {
+                    doomed.append(target)
+                }
+            }
+        }
+        for current in doomed {
+            let (entity, _) = try resolve(current)
+            for relationship in model.allRelationships(of: entity)
+            where !relationship.isTransient && relationship.deleteRule == .deny {
+                if let holder = try store.related(current, relationship.name).first(where: { !members.contains($0) }) {
+                    throw StoreError.validation(
+                        path: store.path,
+                        detail:
+                            "cannot delete \(current): its relationship \(relationship.name) (delete rule Deny) still holds \(holder)"
+                    )
+                }
+            }
+        }
+        for current in doomed { try deleteOne(current, leaving: members) }
+    }
+
+    private func deleteOne(_ ref: ObjectRef, leaving doomed: Set<ObjectRef>) throws {
+        let (entity, mapping) = try resolve(ref)
+        var tombstone: [String: AttributeValue] = [:]
+        let preserved = model.allAttributes(of: entity).filter {
+            $0.preservesValueInHistoryOnDeletion && !$0.isTransient
+        }
+        if !preserved.isEmpty, let values = try store.values(of: ref) {
+            for attribute in preserved { tombstone[attribute.name] = values[attribute.name] ?? .null }
+        }
+        for relationship in model.allRelationships(of: entity) where !relationship.isTransient {
+            let inverse = model.inverse(of: relationship)
+            let targets = try store.related(ref, relationship.name).filter { !doomed.contains($0) }
+            switch mapping.properties[relationship.name] {
+            case .toOne:
+                guard let inverse else { continue }
+                for target in targets {
+                    if !inverse.isToMany { try writeToOne(target, inverse.name, nil) }
+                    touch(target, inverse.name)
+                }
+            case .inverse(let inverseName):
+                for target in targets {
+                    try writeToOne(target, inverseName, nil)
+                    touch(target, inverseName)
+                }
+            case .join(let table, let selfColumn, let otherColumn, _):
+                if let inverse { for target in targets { touch(target, inverse.name) } }
+                try connection.run(
+                    "DELETE FROM \(SQLIdentifier.quoted(table)) WHERE \(SQLIdentifier.quoted(selfColumn)) = ?1 OR (\(SQLIdentifier.quoted(otherColumn)) = ?1 AND ?2)",
+                    [.text(ref.id), .integer(inverse?.name == relationship.name ? 1 : 0)]
+                )
+            default:
+                throw StoreError.mismatch(
+                    path: store.path,
+                    detail: "cannot delete \(ref): \(relationship.name) has no storage"
+                )
+            }
+        }
+        try connection.run("DELETE FROM \(SQLIdentifier.quoted(mapping.table)) WHERE \"id\" = ?", [.text(ref.id)])
+        deleted.insert(ref)
+        if pending[ref]?.type == .insert {
+            pending[ref] = nil
+            order.removeAll { $0 == ref }
+        } else {
+            record(ref, Pending(type: .delete, tombstone: tombstone))
+        }
+    }
+}
