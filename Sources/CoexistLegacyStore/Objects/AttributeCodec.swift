@@ -33,8 +33,8 @@ public enum AttributeCodec {
             guard case .integer(let number) = value else { throw refuse("expected an integer") }
             return .integer(number)
         case .boolean:
-            guard case .integer(let number) = value else { throw refuse("expected 0 or 1") }
-            return .boolean(number != 0)
+            guard case .integer(let number) = value, number == 0 || number == 1 else { throw refuse("expected 0 or 1") }
+            return .boolean(number == 1)
         case .double, .float:
             guard let number = value.numericValue else { throw refuse("expected a number") }
             return .double(number)
@@ -60,11 +60,8 @@ public enum AttributeCodec {
             guard case .blob(let bytes) = value else { throw refuse("expected a blob") }
             return attribute.allowsExternalBinaryDataStorage ? ExternalBinary.decode(bytes) : .binary(bytes)
         case .transformable, .objectID, .composite, .undefined:
-            switch value {
-            case .blob(let bytes): return .transformable(bytes)
-            case .text(let text): return .transformable(Array(text.utf8))
-            default: throw refuse("expected a blob")
-            }
+            guard case .blob(let bytes) = value else { throw refuse("expected a blob") }
+            return .transformable(bytes)
         }
     }
 
