@@ -52,6 +52,11 @@ let package = Package(
             dependencies: ["CoexistSQLite", "CoexistModel", "CoexistHistory"],
             swiftSettings: strict
         ),
+        .target(
+            name: "CoexistData",
+            dependencies: ["CoexistStore", "CoexistSQLite", "CoexistModel", "CoexistHistory"],
+            swiftSettings: strict
+        ),
         .target(name: "CoexistRuntime", dependencies: ["CSystemd"], swiftSettings: strict),
 
         // Thin executables.
@@ -94,20 +99,28 @@ let package = Package(
             swiftSettings: strict
         ),
         .testTarget(
+            name: "CoexistDataTests",
+            dependencies: [
+                "CoexistData", "CoexistStore", "CoexistHistory", "CoexistLegacyStore", "CoexistModel", "CoexistSQLite",
+                "TestSupport",
+            ],
+            swiftSettings: strict
+        ),
+        .testTarget(
             name: "CoexistRuntimeTests",
             dependencies: ["CoexistRuntime", "TestSupport"],
             swiftSettings: strict
         ),
         .executableTarget(
             name: "coexist-test-helper",
-            dependencies: ["CoexistLegacyStore", "CoexistHistory", "CoexistSQLite", "CoexistRuntime"],
+            dependencies: ["CoexistLegacyStore", "CoexistStore", "CoexistHistory", "CoexistSQLite", "CoexistRuntime"],
             path: "Tests/CoexistTestHelper",
             swiftSettings: strict
         ),
         .testTarget(
             name: "EndToEndTests",
             dependencies: [
-                "TestSupport", "CoexistSQLite", "CoexistHistory", "CoexistLegacyStore", "coexistctl", "coexistd",
+                "TestSupport", "CoexistSQLite", "CoexistHistory", "CoexistLegacyStore", "CoexistStore", "coexistctl", "coexistd",
                 "coexist-test-helper",
             ],
             swiftSettings: strict

@@ -28,10 +28,15 @@ struct SplitMix: RandomNumberGenerator {
         case .integer32: values += [.integer(Int64(Int32.min)), .integer(Int64(Int32.max))]
         case .integer64: values += [.integer(.min), .integer(.max)]
         case .double, .decimal, .date:
-            values += [.real(.infinity), .real(-.infinity), .real(.nan), .real(-0.0), .real(.leastNonzeroMagnitude), .real(.greatestFiniteMagnitude)]
+            values += [
+                .real(.infinity), .real(-.infinity), .real(.nan), .real(-0.0), .real(.leastNonzeroMagnitude),
+                .real(.greatestFiniteMagnitude),
+            ]
             values += [.real(-978_307_200.5), .real(4_102_444_800.123456), .real(1e15 + 0.5), .integer(737_057_646)]
-        case .string, .uri: values += [.text(""), .text("é"), .text("e\u{301}"), .text("日本語 ✓ \u{1F600}"), .text("nul\u{0}byte")]
-        case .binary, .transformable: values += [.blob([]), .blob([UInt8](repeating: 0xAB, count: 1 << 20)), .blob([0x02, 0x41])]
+        case .string, .uri:
+            values += [.text(""), .text("é"), .text("e\u{301}"), .text("日本語 ✓ \u{1F600}"), .text("nul\u{0}byte")]
+        case .binary, .transformable:
+            values += [.blob([]), .blob([UInt8](repeating: 0xAB, count: 1 << 20)), .blob([0x02, 0x41])]
         default: break
         }
         while values.count < count {
@@ -44,7 +49,8 @@ struct SplitMix: RandomNumberGenerator {
             case .float: values.append(.real(Double(Float(bitPattern: UInt32(truncatingIfNeeded: random.next())))))
             case .decimal, .date:
                 switch random.next() % 4 {
-                case 0: values.append(.integer(Int64.random(in: -1_000_000_000_000...1_000_000_000_000, using: &random)))
+                case 0:
+                    values.append(.integer(Int64.random(in: -1_000_000_000_000...1_000_000_000_000, using: &random)))
                 case 1: values.append(.real(Double.random(in: -1e11...1e11, using: &random)))
                 case 2: values.append(.real(Double(bitPattern: random.next())))
                 default: values.append(.real(Double.random(in: -1...1, using: &random)))
@@ -53,7 +59,10 @@ struct SplitMix: RandomNumberGenerator {
                 let length = Int.random(in: 0...40, using: &random)
                 let scalars = (0..<length).compactMap { _ -> Unicode.Scalar? in
                     let pick = random.next() % 10
-                    let value = pick < 6 ? UInt32.random(in: 0x20...0x7E, using: &random) : UInt32.random(in: 0xA0...0x2FFFF, using: &random)
+                    let value =
+                        pick < 6
+                        ? UInt32.random(in: 0x20...0x7E, using: &random)
+                        : UInt32.random(in: 0xA0...0x2FFFF, using: &random)
                     return Unicode.Scalar(value)
                 }
                 var text = ""
@@ -79,7 +88,10 @@ struct SplitMix: RandomNumberGenerator {
         var random = SplitMix(state: seed)
         let attribute = Attribute(name: "value", type: type, isOptional: true)
         let directory = try TemporaryDirectory()
-        let connection = try Connection(path: directory.file("values.sqlite"), options: OpenOptions(access: .readWriteCreate))
+        let connection = try Connection(
+            path: directory.file("values.sqlite"),
+            options: OpenOptions(access: .readWriteCreate)
+        )
         try connection.execute("CREATE TABLE legacy (Z_PK INTEGER PRIMARY KEY, ZVALUE \(type.legacyColumnType))")
         let encoding = ValueEncoding(type)
         try connection.execute("CREATE TABLE new (n INTEGER PRIMARY KEY, value \(encoding.sqlType)) STRICT")
@@ -95,7 +107,10 @@ struct SplitMix: RandomNumberGenerator {
         try connection.write {
             for row in stored {
                 let value = try AttributeCodec.decode(row[1], as: attribute)
-                try connection.run("INSERT INTO new VALUES (?, ?)", [row[0], try NewValueCodec.encode(value, as: attribute)])
+                try connection.run(
+                    "INSERT INTO new VALUES (?, ?)",
+                    [row[0], try NewValueCodec.encode(value, as: attribute)]
+                )
             }
         }
         // New stored → value → legacy stored.
@@ -103,7 +118,10 @@ struct SplitMix: RandomNumberGenerator {
         try connection.write {
             for row in mirrored {
                 let value = try NewValueCodec.decode(row[1], as: attribute)
-                try connection.run("INSERT INTO back VALUES (?, ?)", [row[0], try AttributeCodec.encode(value, as: attribute)])
+                try connection.run(
+                    "INSERT INTO back VALUES (?, ?)",
+                    [row[0], try AttributeCodec.encode(value, as: attribute)]
+                )
             }
         }
         let original = try connection.rows("SELECT Z_PK, typeof(ZVALUE), quote(ZVALUE) FROM legacy ORDER BY Z_PK")
@@ -124,10 +142,16 @@ struct SplitMix: RandomNumberGenerator {
 
     @Test func valuesTheOtherSideCannotHoldAreRefusedNamingTheAttribute() {
         let small = Attribute(name: "priority", type: .integer16)
-        let error = #expect(throws: NewValueCodec.Failure.self) { try NewValueCodec.encode(.integer(70_000), as: small) }
+        let error = #expect(throws: NewValueCodec.Failure.self) {
+            try NewValueCodec.encode(.integer(70_000), as: small)
+        }
         #expect(error?.reason.contains("priority") == true)
         #expect(throws: AttributeCodec.Failure.self) { try AttributeCodec.encode(.integer(70_000), as: small) }
-        #expect(throws: NewValueCodec.Failure.self) { try NewValueCodec.decode(.integer(2), as: Attribute(name: "flag", type: .boolean)) }
-        #expect(throws: AttributeCodec.Failure.self) { try AttributeCodec.decode(.blob([1, 2]), as: Attribute(name: "id", type: .uuid)) }
+        #expect(throws: NewValueCodec.Failure.self) {
+            try NewValueCodec.decode(.integer(2), as: Attribute(name: "flag", type: .boolean))
+        }
+        #expect(throws: AttributeCodec.Failure.self) {
+            try AttributeCodec.decode(.blob([1, 2]), as: Attribute(name: "id", type: .uuid))
+        }
     }
 }

@@ -1,5 +1,6 @@
 import CoexistHistory
 import CoexistLegacyStore
+import CoexistStore
 import Foundation
 import TestSupport
 import Testing
@@ -41,5 +42,37 @@ import Testing
         }
         let timestamps = history.map(\.timestamp)
         #expect(timestamps == timestamps.sorted())
+    }
+}
+
+/// The legacy store and the new store saving concurrently from two processes: one token sequence, strictly
+/// increasing, exactly one token per save.
+@Suite struct BothSidesConcurrentTests {
+    @Test func legacyAndNewWritersShareOneTokenSequence() throws {
+        let directory = try TemporaryDirectory()
+        let path = try SharedStore.create(in: directory).legacy.path
+        let count = 150
+        let writers = try [("legacy-writer", "old"), ("new-writer", "new")].map { mode, author -> Process in
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: ProductProcess.productsDirectory + "/coexist-test-helper")
+            process.arguments = [mode, path, String(count), author]
+            process.standardOutput = FileHandle.nullDevice
+            try process.run()
+            return process
+        }
+        for writer in writers { writer.waitUntilExit() }
+        #expect(writers.map(\.terminationStatus) == [0, 0])
+        let store = try LegacyStore(path: path)
+        let history = try HistoryReader(store: store).transactions(after: 0, limit: 10_000)
+        #expect(history.map(\.token) == Array(1...Int64(2 * count)))
+        let old = history.filter { $0.author == "old" }
+        let new = history.filter { $0.author == "new" }
+        #expect(old.count == count && new.count == count)
+        #expect(old.allSatisfy { $0.side == .legacy && $0.changes.allSatisfy { $0.side == .legacy } })
+        #expect(new.allSatisfy { $0.side == .new && $0.changes.allSatisfy { $0.side == .new } })
+        #expect(new.first?.changes.map(\.type) == [.insert])
+        #expect(new.dropFirst().allSatisfy { $0.changes.map(\.type) == [.insert, .update] })
+        #expect(try store.connection.scalar("SELECT count(*) FROM task") == .integer(Int64(count)))
+        #expect(try store.connection.scalar("SELECT count(*) FROM ZTASK") == .integer(Int64(count)))
     }
 }

@@ -1,0 +1,121 @@
+public import CoexistHistory
+import CoexistModel
+public import CoexistStore
+import FoundationEssentials
+
+/// A context on the new store in the spirit of SwiftData's `ModelContext`: insert, delete, change records'
+/// properties, then `save()` as one SQLite transaction recorded in the shared history with the context's
+/// author; fetch with predicates, run-time filters and sort descriptors.
+///
+/// The context keeps one record object per stored object (an identity map) and a snapshot of what was last
+/// saved or fetched; `save()` writes the differences. Records reachable from a registered record through
+/// relationships are inserted with it. After a save, every registered record's relationships are reloaded,
+/// so both sides of a relationship agree (`category.tasks` contains a task whose `category` was set).
+/// Fetches read what is saved in the database. A context is not `Sendable`: confine it to one task.
+public final class ModelContext {
+    final class Registration {
+        let object: AnyObject
+        let ref: ObjectRef
+        let schema: ErasedSchema
+        var snapshot: Snapshot?
+        var deleted = false
+
+        init(object: AnyObject, ref: ObjectRef, schema: ErasedSchema) {
+            self.object = object
+            self.ref = ref
+            self.schema = schema
+        }
+    }
+
+    struct Snapshot {
+        var attributes: [String: AttributeValue]
+        var relationships: [String: [ObjectRef]]
+    }
+
+    /// The store.
+    public let store: NewStore
+    /// Recorded with every save: author, context name, process.
+    public var metadata: SaveMetadata
+    var registrations: [ObjectIdentifier: Registration] = [:]
+    var byRef: [ObjectRef: ObjectIdentifier] = [:]
+    var insertionOrder: [ObjectIdentifier] = []
+
+    /// A context on `store` whose saves are recorded with `author`.
+    public init(_ store: NewStore, author: String? = nil, contextName: String? = nil) throws {
+        self.store = store
+        metadata = SaveMetadata(author: author, contextName: contextName, processName: "coexist")
+        try StringFunctions.register(on: store.connection)
+    }
+
+    /// Whether anything was inserted, deleted or changed since the last save.
+    public var hasChanges: Bool {
+        registrations.values.contains { registration in
+            registration.snapshot == nil || registration.deleted
+                || currentSnapshot(registration).attributes != registration.snapshot?.attributes
+                || currentRelationships(registration) != registration.snapshot?.relationships
+        }
+    }
+
+    /// Starts tracking a new record; it is written by the next ``save()``.
+    public func insert<Model: PersistentModel>(_ record: Model) {
+        _ = register(new: record)
+    }
+
+    /// Marks a record for deletion by the next ``save()`` (with the model's delete rules).
+    public func delete<Model: PersistentModel>(_ record: Model) {
+        guard let registration = registrations[ObjectIdentifier(record)] else { return }
+        if registration.snapshot == nil {
+            unregister(registration)
+        } else {
+            registration.deleted = true
+        }
+    }
+
+    @discardableResult
+    func register(new object: AnyObject) -> Registration? {
+        if let existing = registrations[ObjectIdentifier(object)] { return existing }
+        guard let schema = erasedSchema(of: object), let mapping = store.schema.entities[schema.entity] else {
+            return nil
+        }
+        var id: String?
+        switch mapping.identity {
+        case .uuidAttribute(let name):
+            if case .uuid(let bytes)? = schema.readAttribute[name]?(object) { id = UUIDText.text(bytes) }
+        case .textAttribute(let name):
+            if case .string(let text)? = schema.readAttribute[name]?(object) { id = text.lowercased() }
+        case .generated:
+            break
+        }
+        let ref = ObjectRef(entity: schema.entity, id: id ?? UUID().uuidString.lowercased())
+        let registration = Registration(object: object, ref: ref, schema: schema)
+        registrations[ObjectIdentifier(object)] = registration
+        byRef[ref] = ObjectIdentifier(object)
+        insertionOrder.append(ObjectIdentifier(object))
+        return registration
+    }
+
+    func unregister(_ registration: Registration) {
+        registrations[ObjectIdentifier(registration.object)] = nil
+        byRef[registration.ref] = nil
+        insertionOrder.removeAll { $0 == ObjectIdentifier(registration.object) }
+    }
+
+    /// The identity of a registered record (for predicate literals that are records).
+    func identity(of object: AnyObject) -> String? {
+        registrations[ObjectIdentifier(object)]?.ref.id
+    }
+
+    func currentSnapshot(_ registration: Registration) -> Snapshot {
+        var attributes: [String: AttributeValue] = [:]
+        for (name, read) in registration.schema.readAttribute { attributes[name] = read(registration.object) }
+        return Snapshot(attributes: attributes, relationships: currentRelationships(registration))
+    }
+
+    func currentRelationships(_ registration: Registration) -> [String: [ObjectRef]] {
+        var relationships: [String: [ObjectRef]] = [:]
+        for (name, read) in registration.schema.readObjects {
+            relationships[name] = read(registration.object).compactMap { registrations[ObjectIdentifier($0)]?.ref }
+        }
+        return relationships
+    }
+}

@@ -1,0 +1,120 @@
+import CoexistData
+import CoexistHistory
+import CoexistLegacyStore
+import CoexistSQLite
+import CoexistStore
+import Foundation
+import TestSupport
+import Testing
+
+/// The migration guide's unit tests (TaskModelTests), ported to Linux on the new schema.
+@Suite struct GuideTests {
+    let directory: TemporaryDirectory
+    let context: ModelContext
+
+    init() throws {
+        directory = try TemporaryDirectory()
+        let shared = try SharedStore.create(in: directory)
+        context = try ModelContext(shared.new, author: "guide-tests")
+    }
+
+    @Test func createTask() throws {
+        let task = TaskRecord(title: "Test Task")
+        context.insert(task)
+        try context.save()
+        let tasks = try context.fetch(FetchDescriptor<TaskRecord>())
+        #expect(tasks.count == 1)
+        #expect(tasks.first?.title == "Test Task")
+    }
+
+    @Test func taskCategoryRelationship() throws {
+        let category = CategoryRecord(name: "Work", color: "blue")
+        let task = TaskRecord(title: "Meeting", category: category)
+        context.insert(category)
+        context.insert(task)
+        try context.save()
+        #expect(task.category?.name == "Work")
+        #expect(category.tasks.contains(task))
+        // A fresh context reads the same graph back from the database.
+        let other = try ModelContext(context.store)
+        let fetched = try other.fetch(FetchDescriptor<CategoryRecord>())
+        #expect(fetched.map(\.name) == ["Work"])
+        #expect(fetched.first?.tasks.map(\.title) == ["Meeting"])
+        #expect(fetched.first?.tasks.first?.category === fetched.first)
+    }
+
+    @Test func deleteCategoryCascade() throws {
+        let category = CategoryRecord(name: "Personal")
+        let task1 = TaskRecord(title: "Task 1", category: category)
+        let task2 = TaskRecord(title: "Task 2", category: category)
+        context.insert(category)
+        context.insert(task1)
+        context.insert(task2)
+        try context.save()
+        context.delete(category)
+        try context.save()
+        #expect(try context.fetch(FetchDescriptor<TaskRecord>()).count == 0)
+        #expect(try context.fetchCount(FetchDescriptor<CategoryRecord>()) == 0)
+    }
+
+    @Test func filteredFetch() throws {
+        let task1 = TaskRecord(title: "Completed", isCompleted: true)
+        let task2 = TaskRecord(title: "Pending", isCompleted: false)
+        let task3 = TaskRecord(title: "Also Pending", isCompleted: false)
+        [task1, task2, task3].forEach { context.insert($0) }
+        try context.save()
+        let descriptor = FetchDescriptor<TaskRecord>(predicate: #Predicate { !$0.isCompleted })
+        #expect(try context.fetch(descriptor).count == 2)
+        #expect(try context.fetchCount(descriptor) == 2)
+    }
+
+    @Test func sortedFetch() throws {
+        let base = Date(timeIntervalSinceReferenceDate: 800_000_000)
+        for (index, title) in ["b", "c", "a"].enumerated() {
+            context.insert(TaskRecord(title: title, createdAt: base.addingTimeInterval(Double(index))))
+        }
+        try context.save()
+        let newestFirst = try context.fetch(
+            FetchDescriptor<TaskRecord>(sortBy: [SortDescriptor(\.createdAt, order: .reverse)])
+        )
+        #expect(newestFirst.map(\.title) == ["a", "c", "b"])
+        let byTitle = try context.fetch(FetchDescriptor<TaskRecord>(sortBy: [SortDescriptor(\.title)], fetchLimit: 2))
+        #expect(byTitle.map(\.title) == ["a", "b"])
+        let paged = try context.fetch(
+            FetchDescriptor<TaskRecord>(sortBy: [SortDescriptor(\.createdAt)], fetchLimit: 1, fetchOffset: 1)
+        )
+        #expect(paged.map(\.title) == ["c"])
+    }
+
+    @Test func propertyChangesAreSavedAndRecordedInHistory() throws {
+        let task = TaskRecord(title: "draft")
+        context.insert(task)
+        try context.save()
+        task.title = "final"
+        task.priority = 2
+        let token = try context.save()
+        #expect(token != nil)
+        #expect(try context.save() == nil)  // nothing left to save
+        let reader = try HistoryReader(connection: context.store.connection, decoder: NoLegacyDecoder())
+        let saved = try #require(token)
+        let found = try reader.transaction(saved)
+        let transaction = try #require(found)
+        #expect(transaction.author == "guide-tests")
+        #expect(transaction.changes.map(\.type) == [.update])
+        #expect(transaction.changes.first?.properties == ["priority", "title"])
+        task.priority = 70_000
+        #expect(throws: StoreError.self) { try context.save() }  // an Integer 16 cannot hold it
+    }
+}
+
+/// For tests of the new side only: legacy changes are not decoded.
+struct NoLegacyDecoder: LegacyChangeDecoding {
+    func decode(
+        entityNumber: Int,
+        type: ChangeType,
+        columns: [UInt8]?,
+        tombstones: [SQLiteValue]
+    ) -> LegacyChangeDetails {
+        LegacyChangeDetails(entity: nil, properties: nil, tombstone: [:])
+    }
+}
