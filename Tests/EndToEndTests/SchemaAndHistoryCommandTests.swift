@@ -26,10 +26,14 @@ import Testing
             try save.insert("Category", ["id": DemoStore.uuid(1), "name": .string("legacy")])
         }
         var ref = ObjectRef(entity: "Category", id: "")
-        try shared.new.save(SaveMetadata(author: "new")) { save in ref = try save.insert("Category", ["name": .string("new")]) }
+        try shared.new.save(SaveMetadata(author: "new")) { save in
+            ref = try save.insert("Category", ["name": .string("new")])
+        }
         let list = try ProductProcess.run("coexistctl", ["history", "list", shared.legacy.path, "--json"])
         #expect(list.status == 0, "\(list.stderr)")
-        let lines = list.stdout.split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+        let lines = list.stdout.split(separator: "\n").compactMap {
+            try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+        }
         #expect(lines.compactMap { $0["side"] as? String } == ["legacy", "new"])
         #expect(lines.compactMap { $0["author"] as? String } == ["old", "new"])
         let show = try ProductProcess.run("coexistctl", ["history", "show", shared.legacy.path, "2", "--json"])
