@@ -57,6 +57,11 @@ let package = Package(
             dependencies: ["CoexistStore", "CoexistSQLite", "CoexistModel", "CoexistHistory"],
             swiftSettings: strict
         ),
+        .target(
+            name: "CoexistBridge",
+            dependencies: ["CoexistLegacyStore", "CoexistStore", "CoexistHistory", "CoexistModel", "CoexistSQLite"],
+            swiftSettings: strict
+        ),
         .target(name: "CoexistRuntime", dependencies: ["CSystemd"], swiftSettings: strict),
 
         // Thin executables.
@@ -74,7 +79,7 @@ let package = Package(
         // Tests mirror the libraries; TestSupport holds the shared helpers.
         .target(
             name: "TestSupport",
-            dependencies: ["CoexistSQLite", "CoexistModel", "CoexistHistory", "CoexistLegacyStore", "CoexistStore"],
+            dependencies: ["CoexistSQLite", "CoexistModel", "CoexistHistory", "CoexistLegacyStore", "CoexistStore", "CoexistBridge"],
             path: "Tests/TestSupport",
             swiftSettings: strict
         ),
@@ -102,6 +107,14 @@ let package = Package(
             name: "CoexistDataTests",
             dependencies: [
                 "CoexistData", "CoexistStore", "CoexistHistory", "CoexistLegacyStore", "CoexistModel", "CoexistSQLite",
+                "TestSupport",
+            ],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "CoexistBridgeTests",
+            dependencies: [
+                "CoexistBridge", "CoexistStore", "CoexistHistory", "CoexistLegacyStore", "CoexistModel", "CoexistSQLite",
                 "TestSupport",
             ],
             swiftSettings: strict

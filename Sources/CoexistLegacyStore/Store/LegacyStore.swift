@@ -52,23 +52,35 @@ public final class LegacyStore {
     ///   - model: the model to use; nil to read the store's `Z_MODELCACHE`.
     ///   - modelPath: where `model` was read from, for reports.
     ///   - options: SQLite options; read-only by default.
-    public init(
+    public convenience init(
         path: String,
         model: Model? = nil,
         modelPath: String? = nil,
         options: OpenOptions = .readOnly
     ) throws(LegacyStoreError) {
-        self.path = path
         do {
             _ = try DatabaseFileHeader.read(path: path)
         } catch {
             throw .file(error)
         }
+        let connection: Connection
         do {
             connection = try Connection(path: path, options: options)
-            tables = try StoreSchema.readTables(connection)
         } catch {
             throw Self.classify(error, path: path)
+        }
+        try self.init(connection: connection, model: model, modelPath: modelPath)
+    }
+
+    /// Opens the store on an existing connection, which the store then shares with its other users (the
+    /// bridge uses one connection for both schemas, so that a mirrored change is one SQLite transaction).
+    public init(connection: Connection, model: Model? = nil, modelPath: String? = nil) throws(LegacyStoreError) {
+        path = connection.path
+        self.connection = connection
+        do {
+            tables = try StoreSchema.readTables(connection)
+        } catch {
+            throw Self.classify(error, path: connection.path)
         }
         for required in ["Z_METADATA", "Z_PRIMARYKEY"] where tables[required] == nil {
             throw .notCoreDataStore(path: path, reason: "no \(required) table")

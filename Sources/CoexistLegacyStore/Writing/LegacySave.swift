@@ -30,6 +30,9 @@ public final class LegacySave {
     var deleted: Set<ObjectID> = []
     var depth = 0
     var finished = false
+    /// Whether a non-optional attribute must have a value (true). The bridge turns this off: it copies
+    /// what the other side holds, and real Core Data stores do hold NULL in non-optional columns.
+    public var enforcesMandatoryValues = true
 
     init(store: LegacyStore, model: Model, schema: StoreSchema) {
         self.store = store
@@ -78,7 +81,7 @@ public final class LegacySave {
         var arguments: [SQLiteValue] = [.integer(pk), .integer(Int64(mapping.number)), .integer(1)]
         for attribute in attributes where !attribute.isDerived {
             let value = values[attribute.name] ?? attribute.defaultValue.map(Self.attributeValue) ?? .null
-            if case .null = value, !attribute.isOptional {
+            if case .null = value, !attribute.isOptional, enforcesMandatoryValues {
                 throw LegacyStoreError.validation(
                     path: store.path,
                     detail: "\(id): mandatory attribute \(attribute.name) has no value"
@@ -140,7 +143,7 @@ public final class LegacySave {
                     detail: "\(id): entity \(entity.name) has no stored attribute \(name)"
                 )
             }
-            if case .null = value, !attribute.isOptional {
+            if case .null = value, !attribute.isOptional, enforcesMandatoryValues {
                 throw LegacyStoreError.validation(
                     path: store.path,
                     detail: "\(id): mandatory attribute \(name) cannot be nil"

@@ -7,7 +7,8 @@ extension LegacyStore {
     /// `Z_MAX` values and the persistent-history transaction that records them.
     ///
     /// Either everything is committed or nothing: any error thrown by `body` or by a rule rolls the whole
-    /// save back. A save that changes nothing writes no history. The store must be open for writing.
+    /// save back. A save that changes nothing writes no history. The store must be open for writing. Called
+    /// inside a transaction already open on the connection, the save joins it (as a savepoint).
     ///
     /// - Parameters:
     ///   - metadata: author, context, bundle and process names recorded with the history transaction.
@@ -19,11 +20,13 @@ extension LegacyStore {
         _ body: (LegacySave) throws -> Void
     ) throws -> SaveResult {
         let (model, schema) = try requireModel()
-        return try connection.write {
+        let run = {
             let save = LegacySave(store: self, model: model, schema: schema)
             try body(save)
             return try save.finish(metadata: metadata, timestamp: timestamp ?? TransactionWriter.now())
         }
+        // Inside a caller's transaction (the bridge's), the save is a savepoint of it.
+        return try connection.isAutocommit ? connection.write(run) : connection.savepoint("coexist_save", run)
     }
 }
 

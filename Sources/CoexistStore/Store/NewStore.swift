@@ -17,22 +17,30 @@ public final class NewStore {
     public var model: Model { schema.model }
 
     /// Opens the database at `path` (read-write by default) with the schema of `model`.
-    public init(
+    public convenience init(
         path: String,
         model: Model,
         overrides: SchemaOverrides = SchemaOverrides(),
         options: OpenOptions = OpenOptions()
     ) throws(StoreError) {
-        self.path = path
-        do {
-            schema = try NewSchema(model: model, overrides: overrides)
-        } catch {
-            throw .schema(error)
-        }
+        let connection: Connection
         do {
             connection = try Connection(path: path, options: options)
         } catch {
             throw .sqlite(error)
+        }
+        try self.init(connection: connection, model: model, overrides: overrides)
+    }
+
+    /// The new store on an existing connection, shared with its other users (the bridge's legacy store).
+    public init(connection: Connection, model: Model, overrides: SchemaOverrides = SchemaOverrides()) throws(StoreError)
+    {
+        path = connection.path
+        self.connection = connection
+        do {
+            schema = try NewSchema(model: model, overrides: overrides)
+        } catch {
+            throw .schema(error)
         }
     }
 
@@ -52,21 +60,22 @@ public final class NewStore {
     /// Returns the statements it ran. Runs in one write transaction: all or nothing.
     @discardableResult
     public func createSchema() throws -> [String] {
-        try connection.write {
+        let run = {
             var ran: [String] = []
-            if try !connection.tableExists(schema.tables[0].name) {
-                for statement in schema.createStatements() {
-                    try connection.execute(statement)
+            if try !self.connection.tableExists(self.schema.tables[0].name) {
+                for statement in self.schema.createStatements() {
+                    try self.connection.execute(statement)
                     ran.append(statement)
                 }
                 return ran
             }
-            for statement in try migrationStatements() {
-                try connection.execute(statement)
+            for statement in try self.migrationStatements() {
+                try self.connection.execute(statement)
                 ran.append(statement)
             }
             return ran
         }
+        return try connection.isAutocommit ? connection.write(run) : connection.savepoint("coexist_schema", run)
     }
 
     /// The statements that bring existing new-schema tables up to the model: new tables, new columns.

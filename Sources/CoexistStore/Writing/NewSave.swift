@@ -24,6 +24,9 @@ public final class NewSave {
     var deleted: Set<ObjectRef> = []
     var depth = 0
     var finished = false
+    /// Whether a non-optional attribute must have a value (true). The bridge turns this off: it copies
+    /// what the other side holds, and real Core Data stores do hold NULL in non-optional columns.
+    public var enforcesMandatoryValues = true
 
     init(store: NewStore) { self.store = store }
 
@@ -74,7 +77,7 @@ public final class NewSave {
         }
         for attribute in attributes {
             let value = values[attribute.name] ?? attribute.defaultValue.map(Self.attributeValue) ?? .null
-            if case .null = value, !attribute.isOptional {
+            if case .null = value, !attribute.isOptional, enforcesMandatoryValues {
                 throw StoreError.validation(
                     path: store.path,
                     detail: "\(ref): mandatory attribute \(attribute.name) has no value"
@@ -113,7 +116,7 @@ public final class NewSave {
                     detail: "\(ref): entity \(entity.name) has no attribute \(name)"
                 )
             }
-            if case .null = value, !attribute.isOptional {
+            if case .null = value, !attribute.isOptional, enforcesMandatoryValues {
                 throw StoreError.validation(
                     path: store.path,
                     detail: "\(ref): mandatory attribute \(name) cannot be nil"

@@ -21,11 +21,12 @@ extension NewStore {
         timestamp: Double? = nil,
         _ body: (NewSave) throws -> Void
     ) throws -> NewSaveResult {
-        try connection.write {
+        let run = {
             let save = NewSave(store: self)
             try body(save)
             return try save.finish(metadata: metadata, timestamp: timestamp ?? TransactionWriter.now())
         }
+        return try connection.isAutocommit ? connection.write(run) : connection.savepoint("coexist_save", run)
     }
 }
 

@@ -1,0 +1,71 @@
+import CoexistLegacyStore
+import CoexistModel
+import CoexistSQLite
+import CoexistStore
+
+/// The correspondence between a legacy object (`Z_PK` in its root entity's table) and its identity in the
+/// new schema, kept in `coexist_identity`.
+///
+/// A legacy object's identity is its identity attribute's value when the new schema has one (a UUID `id`, or
+/// the configured attribute), else a generated UUID recorded here on first sight.
+struct IdentityMap {
+    let connection: Connection
+    let model: Model
+    let schema: NewSchema
+
+    func root(of entity: String) -> String {
+        model.entity(named: entity).map { model.root(of: $0).name } ?? entity
+    }
+
+    /// The recorded identity of a legacy object, if any.
+    func recordedID(root: String, pk: Int64) throws -> String? {
+        try connection.scalar(
+            "SELECT id FROM coexist_identity WHERE entity = ? AND pk = ?",
+            [.text(root), .integer(pk)]
+        ).textValue
+    }
+
+    /// The recorded `Z_PK` of a new-schema identity, if any.
+    func recordedPK(root: String, id: String) throws -> Int64? {
+        try connection.scalar("SELECT pk FROM coexist_identity WHERE entity = ? AND id = ?", [.text(root), .text(id)])
+            .integerValue
+    }
+
+    func record(root: String, pk: Int64, id: String) throws {
+        try connection.run(
+            "INSERT OR REPLACE INTO coexist_identity (entity, pk, id) VALUES (?, ?, ?)",
+            [.text(root), .integer(pk), .text(id)]
+        )
+    }
+
+    func forget(root: String, pk: Int64) throws {
+        try connection.run("DELETE FROM coexist_identity WHERE entity = ? AND pk = ?", [.text(root), .integer(pk)])
+    }
+
+    /// The identity a legacy object has (or gets) in the new schema, from its attribute values.
+    func identity(for object: LegacyObject) throws -> String {
+        let root = root(of: object.id.entity)
+        if let recorded = try recordedID(root: root, pk: object.id.pk) { return recorded }
+        var identity: String?
+        switch schema.entities[object.id.entity]?.identity {
+        case .uuidAttribute(let name)?:
+            if case .uuid(let bytes)? = object.attributes[name] { identity = UUIDText.text(bytes) }
+        case .textAttribute(let name)?:
+            if case .string(let text)? = object.attributes[name], UUIDText.bytes(text.lowercased()) != nil {
+                identity = text.lowercased()
+            }
+        default: break
+        }
+        let id = identity ?? Self.newIdentity()
+        try record(root: root, pk: object.id.pk, id: id)
+        return id
+    }
+
+    static func newIdentity() -> String {
+        var generator = SystemRandomNumberGenerator()
+        var bytes = (0..<16).map { _ in UInt8.random(in: 0...255, using: &generator) }
+        bytes[6] = bytes[6] & 0x0F | 0x40
+        bytes[8] = bytes[8] & 0x3F | 0x80
+        return UUIDText.text(bytes) ?? ""
+    }
+}

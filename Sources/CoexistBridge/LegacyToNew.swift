@@ -1,0 +1,147 @@
+import CoexistHistory
+import CoexistLegacyStore
+import CoexistModel
+import CoexistStore
+
+/// Mirrors one legacy transaction into the new schema, reading each object's current legacy state.
+///
+/// Order: objects the transaction inserted (attributes), then updated attributes, then relationships (so
+/// that every object they point to exists), then deletes. An object the transaction refers to that the new
+/// side does not hold yet (one written before the bridge ran, say) is copied on demand: nothing is lost.
+struct LegacyToNew {
+    let engine: SyncEngine
+    let conflicts: ConflictResolver
+
+    var model: Model { engine.new.model }
+
+    func mirror(_ transaction: HistoryTransaction, _ metadata: SaveMetadata) throws -> Int64? {
+        try engine.new.save(metadata) { save in
+            save.enforcesMandatoryValues = false
+            var context = Context(engine: engine, save: save)
+            var relationships: [(ObjectID, ObjectRef, [String])] = []
+            for change in transaction.changes where change.type == .insert {
+                guard let id = try objectID(change), let entity = model.entity(named: id.entity),
+                    let (object, ref) = try context.ensure(id)
+                else { continue }
+                try context.syncAttributes(
+                    ref,
+                    object,
+                    model.allAttributes(of: entity).filter { !$0.isTransient }.map(\.name)
+                )
+                relationships.append(
+                    (id, ref, model.allRelationships(of: entity).filter { !$0.isTransient }.map(\.name))
+                )
+            }
+            for change in transaction.changes where change.type == .update {
+                guard let id = try objectID(change), let entity = model.entity(named: id.entity) else { continue }
+                guard let properties = change.properties else {
+                    throw BridgeError.unmirrorable("\(id): its ZCOLUMNS bitmap cannot be decoded with the model")
+                }
+                let winners = try properties.filter {
+                    try !conflicts.loses(change, property: $0, token: transaction.token)
+                }
+                guard !winners.isEmpty, let (object, ref) = try context.ensure(id) else { continue }
+                let attributes = Set(model.allAttributes(of: entity).map(\.name))
+                try context.syncAttributes(ref, object, winners.filter { attributes.contains($0) })
+                relationships.append((id, ref, winners.filter { !attributes.contains($0) }))
+            }
+            for (id, ref, names) in relationships {
+                for name in names { try context.syncRelationship(id, ref, name) }
+            }
+            for change in transaction.changes where change.type == .delete {
+                guard let entity = change.entity, let pk = change.objectPK else {
+                    throw BridgeError.unmirrorable("delete of an unknown entity number \(change.entityNumber ?? -1)")
+                }
+                let root = engine.identities.root(of: entity)
+                guard let identity = try engine.identities.recordedID(root: root, pk: pk) ?? tombstoneIdentity(change)
+                else { continue }
+                if let stored = try engine.new.entityOfRow(id: identity, rootEntity: root) {
+                    try save.delete(ObjectRef(entity: stored, id: identity))
+                }
+                try engine.identities.forget(root: root, pk: pk)
+            }
+        }.token
+    }
+
+    func objectID(_ change: HistoryChange) throws -> ObjectID? {
+        guard let entity = change.entity, let pk = change.objectPK else {
+            throw BridgeError.unmirrorable(
+                "change \(change.changeID): entity number \(change.entityNumber ?? -1) is not in the model"
+            )
+        }
+        return ObjectID(entity: entity, pk: pk)
+    }
+
+    /// For an object deleted before the bridge saw it: its identity attribute, kept in the tombstone.
+    func tombstoneIdentity(_ change: HistoryChange) -> String? {
+        guard let entity = change.entity, case .uuidAttribute(let name)? = engine.new.schema.entities[entity]?.identity,
+            case .uuid(let bytes)? = change.tombstone[name]
+        else { return nil }
+        return UUIDText.text(bytes)
+    }
+
+    /// The objects touched by one mirrored transaction.
+    struct Context {
+        let engine: SyncEngine
+        let save: NewSave
+        var ensured: [ObjectID: (LegacyObject, ObjectRef)] = [:]
+
+        /// The legacy object and its new-schema reference, inserting it on the new side when absent; nil when
+        /// the legacy object no longer exists (a later transaction deleted it).
+        mutating func ensure(_ id: ObjectID) throws -> (LegacyObject, ObjectRef)? {
+            if let known = ensured[id] { return known }
+            guard let object = try engine.legacy.object(id) else { return nil }
+            let identity = try engine.identities.identity(for: object)
+            let ref = ObjectRef(entity: id.entity, id: identity)
+            let root = engine.identities.root(of: id.entity)
+            if try engine.new.entityOfRow(id: identity, rootEntity: root) == nil {
+                try save.insert(id.entity, id: identity, storable(object.attributes, entity: id.entity))
+            }
+            ensured[id] = (object, ref)
+            return (object, ref)
+        }
+
+        /// Values the new side stores (every non-transient attribute).
+        func storable(_ values: [String: AttributeValue], entity: String) -> [String: AttributeValue] {
+            guard let definition = engine.new.model.entity(named: entity) else { return values }
+            let names = Set(engine.new.model.allAttributes(of: definition).filter { !$0.isTransient }.map(\.name))
+            return values.filter { names.contains($0.key) }
+        }
+
+        func syncAttributes(_ ref: ObjectRef, _ object: LegacyObject, _ names: [String]) throws {
+            guard !names.isEmpty, let current = try engine.new.values(of: ref) else { return }
+            var changed: [String: AttributeValue] = [:]
+            for name in names where current[name] != (object.attributes[name] ?? .null) {
+                changed[name] = object.attributes[name] ?? .null
+            }
+            if !changed.isEmpty { try save.update(ref, changed) }
+        }
+
+        mutating func syncRelationship(_ id: ObjectID, _ ref: ObjectRef, _ name: String) throws {
+            let model = engine.new.model
+            guard let entity = model.entity(named: id.entity),
+                let relationship = model.allRelationships(of: entity).first(where: { $0.name == name })
+            else { return }
+            if !relationship.isToMany {
+                guard let object = try engine.legacy.object(id) else { return }
+                var target: ObjectRef?
+                if let targetID = object.toOne[name] { target = try ensure(targetID)?.1 }
+                if try engine.new.related(ref, name).first != target { try save.setToOne(ref, name, target) }
+                return
+            }
+            var wanted: [ObjectRef] = []
+            for targetID in try engine.legacy.related(id, name) {
+                if let target = try ensure(targetID)?.1 { wanted.append(target) }
+            }
+            let current = try engine.new.related(ref, name)
+            if relationship.isOrdered {
+                if current != wanted { try save.setOrdered(ref, name, wanted) }
+            } else {
+                let wantedSet = Set(wanted)
+                let currentSet = Set(current)
+                try save.remove(ref, from: name, current.filter { !wantedSet.contains($0) })
+                try save.add(ref, to: name, wanted.filter { !currentSet.contains($0) })
+            }
+        }
+    }
+}

@@ -1,0 +1,130 @@
+import CoexistHistory
+import CoexistLegacyStore
+import CoexistModel
+import CoexistStore
+
+/// Mirrors one new-schema transaction into Core Data's tables, reading each object's current new-side
+/// state; written through the legacy store, so `Z_PK`, `Z_OPT`, relationships and Core Data history are as
+/// Core Data would write them.
+struct NewToLegacy {
+    let engine: SyncEngine
+    let conflicts: ConflictResolver
+
+    var model: Model { engine.new.model }
+
+    func mirror(_ transaction: HistoryTransaction, _ metadata: SaveMetadata) throws -> Int64? {
+        try engine.legacy.save(metadata) { save in
+            save.enforcesMandatoryValues = false
+            var context = Context(engine: engine, save: save)
+            var relationships: [(ObjectRef, ObjectID, [String])] = []
+            for change in transaction.changes where change.type == .insert {
+                guard let ref = try reference(change), let entity = model.entity(named: ref.entity),
+                    let (values, id) = try context.ensure(ref)
+                else { continue }
+                try context.syncAttributes(id, values, model.allAttributes(of: entity).map(\.name))
+                relationships.append(
+                    (ref, id, model.allRelationships(of: entity).filter { !$0.isTransient }.map(\.name))
+                )
+            }
+            for change in transaction.changes where change.type == .update {
+                guard let ref = try reference(change), let entity = model.entity(named: ref.entity) else { continue }
+                let winners = try (change.properties ?? []).filter {
+                    try !conflicts.loses(change, property: $0, token: transaction.token)
+                }
+                guard !winners.isEmpty, let (values, id) = try context.ensure(ref) else { continue }
+                let attributes = Set(model.allAttributes(of: entity).map(\.name))
+                try context.syncAttributes(id, values, winners.filter { attributes.contains($0) })
+                relationships.append((ref, id, winners.filter { !attributes.contains($0) }))
+            }
+            for (ref, id, names) in relationships {
+                for name in names { try context.syncRelationship(ref, id, name) }
+            }
+            for change in transaction.changes where change.type == .delete {
+                guard let ref = try reference(change) else { continue }
+                let root = engine.identities.root(of: ref.entity)
+                guard let pk = try engine.identities.recordedPK(root: root, id: ref.id) else { continue }
+                if let object = try engine.legacy.object(ObjectID(entity: ref.entity, pk: pk)) {
+                    try save.delete(object.id)
+                }
+                try engine.identities.forget(root: root, pk: pk)
+            }
+        }.token
+    }
+
+    func reference(_ change: HistoryChange) throws -> ObjectRef? {
+        guard let entity = change.entity, model.entity(named: entity) != nil, let id = change.objectID else {
+            throw BridgeError.unmirrorable(
+                "change \(change.changeID): entity \(change.entity ?? "?") is not in the model"
+            )
+        }
+        return ObjectRef(entity: entity, id: id)
+    }
+
+    struct Context {
+        let engine: SyncEngine
+        let save: LegacySave
+        var ensured: [ObjectRef: ([String: AttributeValue], ObjectID)] = [:]
+
+        /// The new-side values and the legacy identity of `ref`, inserting it on the legacy side when absent;
+        /// nil when the new-side object no longer exists.
+        mutating func ensure(_ ref: ObjectRef) throws -> ([String: AttributeValue], ObjectID)? {
+            if let known = ensured[ref] { return known }
+            guard let values = try engine.new.values(of: ref) else { return nil }
+            let root = engine.identities.root(of: ref.entity)
+            var id: ObjectID?
+            if let pk = try engine.identities.recordedPK(root: root, id: ref.id) {
+                let candidate = ObjectID(entity: ref.entity, pk: pk)
+                if try engine.legacy.object(candidate) != nil { id = candidate }
+            }
+            if id == nil {
+                let inserted = try save.insert(ref.entity, storable(values, entity: ref.entity))
+                try engine.identities.record(root: root, pk: inserted.pk, id: ref.id)
+                id = inserted
+            }
+            guard let id else { return nil }
+            ensured[ref] = (values, id)
+            return (values, id)
+        }
+
+        /// Values Core Data stores: no derived attribute (its triggers maintain those).
+        func storable(_ values: [String: AttributeValue], entity: String) -> [String: AttributeValue] {
+            guard let definition = engine.legacy.model?.entity(named: entity), let model = engine.legacy.model else {
+                return values
+            }
+            let names = Set(model.allAttributes(of: definition).filter { !$0.isTransient && !$0.isDerived }.map(\.name))
+            return values.filter { names.contains($0.key) }
+        }
+
+        func syncAttributes(_ id: ObjectID, _ values: [String: AttributeValue], _ names: [String]) throws {
+            guard let object = try engine.legacy.object(id) else { return }
+            var changed: [String: AttributeValue] = [:]
+            for (name, value) in storable(values, entity: id.entity)
+            where names.contains(name) && object.attributes[name] != value {
+                changed[name] = value
+            }
+            if !changed.isEmpty { try save.update(id, changed) }
+        }
+
+        mutating func syncRelationship(_ ref: ObjectRef, _ id: ObjectID, _ name: String) throws {
+            let model = engine.new.model
+            guard let entity = model.entity(named: ref.entity),
+                let relationship = model.allRelationships(of: entity).first(where: { $0.name == name })
+            else { return }
+            var wanted: [ObjectID] = []
+            for target in try engine.new.related(ref, name) {
+                if let (_, targetID) = try ensure(target) { wanted.append(targetID) }
+            }
+            let current = try engine.legacy.related(id, name)
+            if !relationship.isToMany {
+                if current.first != wanted.first { try save.setToOne(id, name, wanted.first) }
+            } else if relationship.isOrdered {
+                if current != wanted { try save.setOrdered(id, name, wanted) }
+            } else {
+                let wantedSet = Set(wanted)
+                let currentSet = Set(current)
+                try save.remove(id, from: name, current.filter { !wantedSet.contains($0) })
+                try save.add(id, to: name, wanted.filter { !currentSet.contains($0) })
+            }
+        }
+    }
+}

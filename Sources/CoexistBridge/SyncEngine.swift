@@ -1,0 +1,182 @@
+import CoexistHistory
+public import CoexistLegacyStore
+public import CoexistModel
+public import CoexistSQLite
+public import CoexistStore
+
+/// The bridge: reads the shared history after its cursor, in token order, and mirrors every transaction
+/// not written by itself into the other schema, exactly once.
+///
+/// One pass mirrors up to `batchSize` transactions in ONE SQLite write transaction: each mirrored write is
+/// recorded in the target side's history with the bridge as author (on the legacy side as Core Data
+/// history, with `Z_OPT` bumped), `coexist_mirror` records which token it got, and the cursor advances —
+/// all committed together or not at all, so a crash at any point followed by a restart neither loses nor
+/// repeats a change. The bridge's own transactions are skipped (no echo).
+public final class SyncEngine {
+    /// Counts of one pass.
+    public struct PassResult: Sendable, Equatable {
+        /// Source transactions handled (mirrored, skipped as the bridge's own, or parked).
+        public var handled: Int = 0
+        /// Transactions the pass wrote into the other side.
+        public var mirrored: Int = 0
+        /// Conflicts detected and resolved by the policy.
+        public var conflicts: Int = 0
+        /// Source transactions parked (not mirrored, see `coexist_parked`).
+        public var parked: Int = 0
+        /// The cursor after the pass.
+        public var cursor: Int64 = 0
+    }
+
+    /// The shared connection.
+    public let connection: Connection
+    /// The legacy store on the connection.
+    public let legacy: LegacyStore
+    /// The new store on the connection.
+    public let new: NewStore
+    /// Settings.
+    public let configuration: BridgeConfiguration
+    let identities: IdentityMap
+    let reader: HistoryReader
+    /// Called for every conflict and parked transaction, for logging.
+    public var report: (String) -> Void = { _ in }
+
+    /// Opens the bridge on `connection`: checks the model against the store, creates the new schema and the
+    /// bridge's tables when absent.
+    ///
+    /// - Parameter model: the configured model; nil to use the store's own. When given, it must describe the
+    ///   same entities and properties as the store's model, or ``BridgeError/modelMismatch(_:)`` names both.
+    public init(
+        connection: Connection,
+        model: Model?,
+        overrides: SchemaOverrides = SchemaOverrides(),
+        configuration: BridgeConfiguration = BridgeConfiguration()
+    ) throws {
+        self.connection = connection
+        self.configuration = configuration
+        let stored = try LegacyStore(connection: connection)
+        if let model, let storeModel = stored.model {
+            let differences = model.structuralDifferences(from: storeModel)
+            guard differences.isEmpty else {
+                throw BridgeError.modelMismatch(
+                    "the model \(model.source) (version \(model.versionIdentifiers.joined(separator: ", "))) does not match the store's "
+                        + "model from \(stored.modelSource) (version \(stored.metadata.modelVersionIdentifiers.joined(separator: ", "))): "
+                        + differences.prefix(5).joined(separator: "; ")
+                )
+            }
+        }
+        guard let resolved = model ?? stored.model else {
+            throw BridgeError.modelMismatch("\(connection.path): the store carries no model and none was configured")
+        }
+        legacy = model == nil ? stored : try LegacyStore(connection: connection, model: resolved)
+        new = try NewStore(connection: connection, model: resolved, overrides: overrides)
+        let newStore = new
+        identities = IdentityMap(connection: connection, model: resolved, schema: newStore.schema)
+        try connection.write {
+            try newStore.createSchema()
+            try HistoryTables.ensure(connection, tombstones: 0)
+            try BridgeTables.create(connection)
+        }
+        reader = try HistoryReader(connection: connection, decoder: StoreChangeDecoder(store: legacy))
+    }
+
+    /// The last token the bridge has handled, nil before the first run (initial sync not started).
+    public func cursor() throws -> Int64? {
+        try connection.scalar("SELECT cursor FROM coexist_bridge WHERE id = 1").integerValue
+    }
+
+    /// The last token in the history.
+    public func lastToken() throws -> Int64 { try reader.lastToken() }
+
+    /// Mirrors up to `batchSize` pending transactions in one write transaction.
+    public func pass() throws -> PassResult {
+        try connection.write {
+            var result = PassResult()
+            let cursor = try cursor() ?? 0
+            let window = try reader.transactions(after: cursor, limit: max(configuration.batchSize, 4_096))
+            let batch = window.prefix(configuration.batchSize)
+            let conflicts = try ConflictResolver(engine: self, window: window)
+            result.cursor = cursor
+            for transaction in batch {
+                result.handled += 1
+                result.cursor = transaction.token
+                if transaction.author == configuration.author { continue }
+                do {
+                    let mirrored = try connection.savepoint("coexist_mirror") {
+                        try mirror(transaction, conflicts: conflicts)
+                    }
+                    if let mirrored {
+                        try connection.run(
+                            "INSERT INTO coexist_mirror (source_token, source_side, mirror_token) VALUES (?, ?, ?)",
+                            [.integer(transaction.token), .text(transaction.side.rawValue), .integer(mirrored)]
+                        )
+                        result.mirrored += 1
+                    }
+                } catch {
+                    // Busy, I/O error, disk full: nothing advances; the caller retries the whole pass.
+                    if Self.isTransient(error) { throw error }
+                    try connection.run(
+                        "INSERT OR REPLACE INTO coexist_parked (token, side, error, parked_at) VALUES (?, ?, ?, ?)",
+                        [
+                            .integer(transaction.token), .text(transaction.side.rawValue), .text("\(error)"),
+                            .real(TransactionWriter.now()),
+                        ]
+                    )
+                    result.parked += 1
+                    report("transaction \(transaction.token) (\(transaction.side)) parked: \(error)")
+                }
+            }
+            result.conflicts = try conflicts.record()
+            try setCursor(result.cursor)
+            return result
+        }
+    }
+
+    /// Runs passes until nothing is pending; returns the totals.
+    public func catchUp() throws -> PassResult {
+        var total = PassResult()
+        while true {
+            let result = try pass()
+            total.handled += result.handled
+            total.mirrored += result.mirrored
+            total.conflicts += result.conflicts
+            total.parked += result.parked
+            total.cursor = result.cursor
+            if result.handled == 0 { return total }
+        }
+    }
+
+    /// Whether an error is the database's passing state (busy, I/O, full) rather than the transaction's.
+    public static func isTransient(_ error: any Error) -> Bool {
+        let sqlite: SQLiteError? =
+            switch error {
+            case let error as SQLiteError: error
+            case LegacyStoreError.sqlite(let error): error
+            case StoreError.sqlite(let error): error
+            default: nil
+            }
+        guard let sqlite else { return false }
+        return sqlite.isBusy || [10, 13, 14].contains(sqlite.primaryCode)  // IOERR, FULL, CANTOPEN
+    }
+
+    func setCursor(_ token: Int64) throws {
+        try connection.run(
+            """
+            INSERT INTO coexist_bridge (id, cursor, updated_at) VALUES (1, ?1, ?2)
+            ON CONFLICT (id) DO UPDATE SET cursor = max(cursor, ?1), updated_at = ?2
+            """,
+            [.integer(token), .real(TransactionWriter.now())]
+        )
+    }
+
+    func mirror(_ transaction: HistoryTransaction, conflicts: ConflictResolver) throws -> Int64? {
+        let metadata = SaveMetadata(
+            author: configuration.author,
+            contextName: "mirror of \(transaction.token)",
+            processName: "coexistd"
+        )
+        switch transaction.side {
+        case .legacy: return try LegacyToNew(engine: self, conflicts: conflicts).mirror(transaction, metadata)
+        case .new: return try NewToLegacy(engine: self, conflicts: conflicts).mirror(transaction, metadata)
+        }
+    }
+}

@@ -1,0 +1,122 @@
+import CoexistLegacyStore
+import CoexistModel
+import CoexistSQLite
+import CoexistStore
+
+/// Compares both schemas object by object: identity, every attribute (as values, after conversion), every
+/// relationship (as sets of identities, in order for ordered ones).
+public struct Verifier {
+    /// The comparison's outcome.
+    public struct Report: Sendable, Encodable {
+        /// Object counts per side.
+        public struct Objects: Sendable, Encodable {
+            public var legacy: Int
+            public var new: Int
+        }
+
+        /// True when no difference was found.
+        public var equal: Bool
+        /// How many objects each side holds.
+        public var objects: Objects
+        /// The differences, one line each (at most `limit`).
+        public var differences: [String]
+        /// The number of differences, including those not listed.
+        public var differenceCount: Int
+    }
+
+    let engine: SyncEngine
+    let limit: Int
+
+    /// A verifier over the bridge's stores, listing at most `limit` differences.
+    public init(engine: SyncEngine, limit: Int = 1_000) {
+        self.engine = engine
+        self.limit = limit
+    }
+
+    /// Runs the comparison inside one read transaction (a consistent snapshot).
+    public func run() throws -> Report {
+        try engine.connection.read {
+            var differences: [String] = []
+            var count = 0
+            func differ(_ line: String) {
+                count += 1
+                if differences.count < limit { differences.append(line) }
+            }
+            let model = engine.new.model
+            var legacyCount = 0
+            var newCount = 0
+            var seen: Set<ObjectRef> = []
+            for root in model.entities where root.superentity == nil {
+                try engine.legacy.forEachObject(of: root.name) { object in
+                    legacyCount += 1
+                    let rootName = root.name
+                    guard
+                        let id = try engine.identities.recordedID(root: rootName, pk: object.id.pk)
+                            ?? derivedIdentity(object)
+                    else {
+                        differ("\(object.id): no identity in the new schema")
+                        return
+                    }
+                    guard let stored = try engine.new.entityOfRow(id: id, rootEntity: rootName) else {
+                        differ("\(object.id) (\(id)): missing in the new schema")
+                        return
+                    }
+                    let ref = ObjectRef(entity: stored, id: id)
+                    seen.insert(ref)
+                    guard stored == object.id.entity else {
+                        differ("\(object.id) (\(id)): entity \(object.id.entity) is \(stored) in the new schema")
+                        return
+                    }
+                    try compare(object, ref, differ)
+                }
+                for ref in try engine.new.refs(of: root.name) {
+                    newCount += 1
+                    if !seen.contains(ref) { differ("\(ref): missing in the legacy schema") }
+                }
+            }
+            return Report(
+                equal: count == 0,
+                objects: Report.Objects(legacy: legacyCount, new: newCount),
+                differences: differences,
+                differenceCount: count
+            )
+        }
+    }
+
+    private func derivedIdentity(_ object: LegacyObject) -> String? {
+        guard case .uuidAttribute(let name)? = engine.new.schema.entities[object.id.entity]?.identity,
+            case .uuid(let bytes)? = object.attributes[name]
+        else { return nil }
+        return UUIDText.text(bytes)
+    }
+
+    private func compare(_ object: LegacyObject, _ ref: ObjectRef, _ differ: (String) -> Void) throws {
+        let model = engine.new.model
+        guard let entity = model.entity(named: object.id.entity), let values = try engine.new.values(of: ref) else {
+            return
+        }
+        for attribute in model.allAttributes(of: entity) where !attribute.isTransient {
+            let legacyValue = object.attributes[attribute.name] ?? .null
+            let newValue = values[attribute.name] ?? .null
+            if legacyValue != newValue && !(Self.isNaN(legacyValue) && Self.isNaN(newValue)) {
+                differ("\(ref) \(attribute.name): legacy \(legacyValue), new \(newValue)")
+            }
+        }
+        for relationship in model.allRelationships(of: entity) where !relationship.isTransient {
+            let legacyTargets = try engine.legacy.related(object.id, relationship.name).map { target -> String in
+                let root = engine.identities.root(of: target.entity)
+                return (try engine.identities.recordedID(root: root, pk: target.pk)) ?? "\(target)"
+            }
+            let newTargets = try engine.new.related(ref, relationship.name).map(\.id)
+            let same = relationship.isOrdered ? legacyTargets == newTargets : Set(legacyTargets) == Set(newTargets)
+            if !same {
+                differ("\(ref) \(relationship.name): legacy \(legacyTargets.sorted()), new \(newTargets.sorted())")
+            }
+        }
+    }
+
+    static func isNaN(_ value: AttributeValue) -> Bool {
+        if case .double(let number) = value { return number.isNaN }
+        return false
+    }
+}
