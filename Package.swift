@@ -63,16 +63,27 @@ let package = Package(
             swiftSettings: strict
         ),
         .target(name: "CoexistRuntime", dependencies: ["CSystemd"], swiftSettings: strict),
+        .target(
+            name: "CoexistDaemon",
+            dependencies: [
+                "CoexistBridge", "CoexistRuntime", "CoexistStore", "CoexistLegacyStore", "CoexistHistory", "CoexistModel",
+                "CoexistSQLite",
+            ],
+            swiftSettings: strict
+        ),
 
         // Thin executables.
         .executableTarget(
             name: "coexistd",
-            dependencies: ["CoexistLegacyStore", "CoexistRuntime"],
+            dependencies: ["CoexistDaemon", "CoexistRuntime"],
             swiftSettings: strict
         ),
         .executableTarget(
             name: "coexistctl",
-            dependencies: ["CoexistLegacyStore", "CoexistStore", "CoexistHistory", "CoexistModel", "CoexistRuntime"],
+            dependencies: [
+                "CoexistLegacyStore", "CoexistStore", "CoexistHistory", "CoexistModel", "CoexistRuntime", "CoexistBridge",
+                "CoexistDaemon", "CoexistSQLite",
+            ],
             swiftSettings: strict
         ),
 

@@ -56,7 +56,7 @@ struct LegacyToNew {
                 guard let identity = try engine.identities.recordedID(root: root, pk: pk) ?? tombstoneIdentity(change)
                 else { continue }
                 if let stored = try engine.new.entityOfRow(id: identity, rootEntity: root) {
-                    try save.delete(ObjectRef(entity: stored, id: identity))
+                    try save.delete(ObjectRef(entity: stored, id: identity), applyingRules: false)
                 }
                 try engine.identities.forget(root: root, pk: pk)
             }
@@ -91,10 +91,14 @@ struct LegacyToNew {
         mutating func ensure(_ id: ObjectID) throws -> (LegacyObject, ObjectRef)? {
             if let known = ensured[id] { return known }
             guard let object = try engine.legacy.object(id) else { return nil }
+            let root = engine.identities.root(of: id.entity)
+            let mapped = try engine.identities.recordedID(root: root, pk: id.pk) != nil
             let identity = try engine.identities.identity(for: object)
             let ref = ObjectRef(entity: id.entity, id: identity)
-            let root = engine.identities.root(of: id.entity)
             if try engine.new.entityOfRow(id: identity, rootEntity: root) == nil {
+                // Mirrored before and gone since: the new side deleted it, and that delete wins (it is
+                // pending or already mirrored). Never mirrored: copy it now, nothing is lost.
+                guard !mapped else { return nil }
                 try save.insert(id.entity, id: identity, storable(object.attributes, entity: id.entity))
             }
             ensured[id] = (object, ref)

@@ -44,7 +44,7 @@ struct NewToLegacy {
                 let root = engine.identities.root(of: ref.entity)
                 guard let pk = try engine.identities.recordedPK(root: root, id: ref.id) else { continue }
                 if let object = try engine.legacy.object(ObjectID(entity: ref.entity, pk: pk)) {
-                    try save.delete(object.id)
+                    try save.delete(object.id, applyingRules: false)
                 }
                 try engine.identities.forget(root: root, pk: pk)
             }
@@ -73,10 +73,11 @@ struct NewToLegacy {
             let root = engine.identities.root(of: ref.entity)
             var id: ObjectID?
             if let pk = try engine.identities.recordedPK(root: root, id: ref.id) {
+                // Mirrored before: when the legacy side deleted it since, that delete wins.
                 let candidate = ObjectID(entity: ref.entity, pk: pk)
-                if try engine.legacy.object(candidate) != nil { id = candidate }
-            }
-            if id == nil {
+                guard try engine.legacy.object(candidate) != nil else { return nil }
+                id = candidate
+            } else {
                 let inserted = try save.insert(ref.entity, storable(values, entity: ref.entity))
                 try engine.identities.record(root: root, pk: inserted.pk, id: ref.id)
                 id = inserted

@@ -34,7 +34,7 @@ public final class SyncEngine {
     /// The new store on the connection.
     public let new: NewStore
     /// Settings.
-    public let configuration: BridgeConfiguration
+    public var configuration: BridgeConfiguration
     let identities: IdentityMap
     let reader: HistoryReader
     /// Called for every conflict and parked transaction, for logging.

@@ -1,3 +1,4 @@
+import CoexistBridge
 import CoexistLegacyStore
 import CoexistModel
 import CoexistRuntime
@@ -20,6 +21,15 @@ struct ErrorReport {
         case let error as SQLiteError:
             message = error.description
             exitCode = Self.exitCode(error)
+        case let error as ConfigError:
+            message = error.description
+            exitCode = .configuration
+        case let error as BridgeError:
+            message = error.description
+            exitCode = .dataError
+        case let error as StoreError:
+            message = error.description
+            exitCode = .dataError
         case let error as SchemaError:
             message = error.description
             exitCode = .dataError

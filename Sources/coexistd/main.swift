@@ -1,48 +1,59 @@
-import CoexistLegacyStore
-import CoexistModel
+import CoexistDaemon
 import CoexistRuntime
 
 #if canImport(Glibc)
 import Glibc
 #endif
 
-// coexistd: the bridge daemon. This build checks a store and its model; the sync engine is not built yet,
-// so anything but --check is refused with EX_UNAVAILABLE rather than pretending to run.
-let usage = """
-    usage: coexistd --database PATH [--model PATH] --check
-
-      --database PATH   the shared SQLite file (a Core Data store)
-      --model PATH      the app's .xcdatamodeld (default: the store's own Z_MODELCACHE)
-      --check           open the store, resolve the model against it, report, and exit
-    """
-
+// coexistd: parse, wire, report. The work is in CoexistDaemon.
+let commandLine: DaemonCommandLine
 do {
-    let arguments = Array(CommandLine.arguments.dropFirst())
-    if arguments.contains("--help") || arguments.contains("-h") {
-        StandardStreams.out(usage)
-        exit(ExitCode.success.rawValue)
-    }
-    let parsed = try ArgumentParser(arguments, flags: ["check"], options: ["database", "model"])
-    _ = try parsed.positionals(min: 0, max: 0)
-    guard let database = parsed.option("database") else { throw ArgumentParser.UsageError("--database is required") }
-    guard parsed.flag("check") else {
-        StandardStreams.error("coexistd: the sync engine is not available in this build; use --check")
-        exit(ExitCode.unavailable.rawValue)
-    }
-    let model = try parsed.option("model").map { try XCDataModelReader.read(path: $0) }
-    let store = try LegacyStore(path: database, model: model, modelPath: parsed.option("model"))
-    let entities = store.schema?.entities.count ?? 0
-    StandardStreams.out(
-        "coexistd: \(database): Core Data store \(store.metadata.storeUUID), \(entities) entities mapped"
-    )
-    exit(ExitCode.success.rawValue)
-} catch let error as ArgumentParser.UsageError {
-    StandardStreams.error("coexistd: \(error.message)\n\n\(usage)")
+    commandLine = try DaemonCommandLine(Array(CommandLine.arguments.dropFirst()))
+} catch {
+    StandardStreams.error("coexistd: \(error.message)\n\n\(DaemonCommandLine.usage)")
     exit(ExitCode.usage.rawValue)
-} catch let error as ModelError {
-    StandardStreams.error("coexistd: \(error)")
-    exit(error.kind == .missingFile ? ExitCode.noInput.rawValue : ExitCode.dataError.rawValue)
+}
+if commandLine.help {
+    StandardStreams.out(DaemonCommandLine.usage)
+    exit(ExitCode.success.rawValue)
+}
+// Signals are blocked before any other thread exists, so that only the signalfd receives them.
+let signals: SignalReceiver
+do {
+    signals = try SignalReceiver()
 } catch {
     StandardStreams.error("coexistd: \(error)")
-    exit(ExitCode.dataError.rawValue)
+    exit(ExitCode.software.rawValue)
 }
+let configuration: DaemonConfiguration
+do {
+    configuration = try DaemonConfiguration.load(file: commandLine.configFile, commandLine: commandLine.entries)
+    if commandLine.checkConfig {
+        try configuration.validateSocketDirectory()
+        StandardStreams.out("coexistd: configuration OK")
+        exit(ExitCode.success.rawValue)
+    }
+} catch {
+    StandardStreams.error("coexistd: \(error)")
+    exit(ExitCode.configuration.rawValue)
+}
+let logger = Logger(identifier: "coexistd", level: configuration.logLevel)
+let daemon = Daemon(
+    configuration: configuration,
+    configFile: commandLine.configFile,
+    commandLine: commandLine.entries,
+    logger: logger
+)
+if commandLine.once {
+    do {
+        let result = try daemon.runOnce()
+        logger.notice(
+            "caught up: \(result.mirrored) mirrored, \(result.conflicts) conflicts, \(result.parked) parked, cursor \(result.cursor)"
+        )
+        exit(ExitCode.success.rawValue)
+    } catch {
+        logger.error("\(error)")
+        exit(ExitCode.dataError.rawValue)
+    }
+}
+exit(daemon.run(signals: signals).rawValue)

@@ -10,9 +10,25 @@ import Glibc
 
 // A writer process for multi-process tests:
 //   coexist-test-helper legacy-writer|new-writer STORE COUNT AUTHOR
+//   coexist-test-helper legacy-random|new-random STORE COUNT AUTHOR SEED
 // saves COUNT transactions to the demo-model store STORE (through the legacy store or the new store), each
 // inserting one Task titled "AUTHOR i" and changing the previous one, then prints "done COUNT".
 let arguments = CommandLine.arguments
+if arguments.count == 6, ["legacy-random", "new-random"].contains(arguments[1]), let count = Int(arguments[3]),
+    let seed = UInt64(arguments[5])
+{
+    do {
+        let result =
+            arguments[1] == "legacy-random"
+            ? try RandomWriters.legacy(path: arguments[2], count: count, author: arguments[4], seed: seed)
+            : try RandomWriters.new(path: arguments[2], count: count, author: arguments[4], seed: seed)
+        print("saved \(result.saved) refused \(result.refused)")
+        exit(0)
+    } catch {
+        StandardStreams.error("coexist-test-helper: \(error)")
+        exit(1)
+    }
+}
 guard arguments.count == 5, ["legacy-writer", "new-writer"].contains(arguments[1]), let count = Int(arguments[3]) else {
     StandardStreams.error("usage: coexist-test-helper legacy-writer|new-writer STORE COUNT AUTHOR")
     exit(64)

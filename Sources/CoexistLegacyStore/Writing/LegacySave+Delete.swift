@@ -10,13 +10,21 @@ extension LegacySave {
     /// relationship that still holds an object outside that set fails the save, naming both objects. Then,
     /// for each deleted object: its preserved attributes are kept for the history tombstone, nullify rules
     /// clear the inverse side of the objects that stay, its join-table rows go, and its row is deleted.
-    public func delete(_ id: ObjectID, expectedVersion: Int64? = nil) throws {
-        try atomically { try deleteNow(id, expectedVersion: expectedVersion) }
+    ///
+    /// With `applyingRules` false (the bridge mirroring a delete the other side already resolved) only this
+    /// object is deleted and every object pointing to it is nullified: cascades and Deny were applied where
+    /// the delete happened, and each cascaded delete arrives as its own change.
+    public func delete(_ id: ObjectID, expectedVersion: Int64? = nil, applyingRules: Bool = true) throws {
+        try atomically { try deleteNow(id, expectedVersion: expectedVersion, applyingRules: applyingRules) }
     }
 
-    func deleteNow(_ id: ObjectID, expectedVersion: Int64? = nil) throws {
+    func deleteNow(_ id: ObjectID, expectedVersion: Int64? = nil, applyingRules: Bool = true) throws {
         let (_, mapping) = try resolve(id)
         try checkVersion(id, mapping: mapping, expected: expectedVersion)
+        guard applyingRules else {
+            try deleteOne(id, leaving: [id], applyingRules: false)
+            return
+        }
         var doomed: [ObjectID] = [id]
         var members: Set<ObjectID> = [id]
         var index = 0
@@ -47,7 +55,7 @@ extension LegacySave {
         for current in doomed { try deleteOne(current, leaving: members) }
     }
 
-    private func deleteOne(_ id: ObjectID, leaving doomed: Set<ObjectID>) throws {
+    private func deleteOne(_ id: ObjectID, leaving doomed: Set<ObjectID>, applyingRules: Bool = true) throws {
         let (entity, mapping) = try resolve(id)
         if pending[id]?.type != .insert { _ = try checkVersion(id, mapping: mapping, expected: nil) }
         var tombstone: [SQLiteValue] = []
@@ -67,7 +75,7 @@ extension LegacySave {
         }
         for relationship in model.allRelationships(of: entity) where !relationship.isTransient {
             let inverse = model.inverse(of: relationship)
-            let keepsRow = relationship.deleteRule != .noAction
+            let keepsRow = relationship.deleteRule != .noAction || !applyingRules
             switch mapping.properties[relationship.name] {
             case .inverseForeignKey(let inverseName):
                 for target in try store.related(id, relationship.name) where !doomed.contains(target) && keepsRow {

@@ -5,12 +5,19 @@ import CoexistSQLite
 extension NewSave {
     /// Deletes `ref` and, through cascade rules, what it owns; Deny relationships that still hold objects
     /// outside the deleted set fail the operation, naming both objects.
-    public func delete(_ ref: ObjectRef) throws {
-        try atomically { try deleteNow(ref) }
+    ///
+    /// With `applyingRules` false (the bridge mirroring a delete resolved on the other side) only this object
+    /// is deleted and every reference to it is nullified.
+    public func delete(_ ref: ObjectRef, applyingRules: Bool = true) throws {
+        try atomically { try deleteNow(ref, applyingRules: applyingRules) }
     }
 
-    func deleteNow(_ ref: ObjectRef) throws {
+    func deleteNow(_ ref: ObjectRef, applyingRules: Bool = true) throws {
         try checkExists(ref)
+        guard applyingRules else {
+            try deleteOne(ref, leaving: [ref])
+            return
+        }
         var doomed = [ref]
         var members: Set<ObjectRef> = [ref]
         var index = 0

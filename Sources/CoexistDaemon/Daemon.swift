@@ -1,0 +1,343 @@
+public import CoexistBridge
+import CoexistHistory
+import CoexistModel
+public import CoexistRuntime
+import CoexistSQLite
+import FoundationEssentials
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The bridge daemon: opens the shared file, runs the initial sync when needed, binds (or inherits) the
+/// socket, tells systemd it is ready, then mirrors every commit as it happens.
+///
+/// One thread owns everything (the SQLite connection, the socket, the clients) and waits in `poll(2)` on:
+/// an inotify watch of the database's directory (a commit by another process writes the `-wal`), a
+/// `signalfd` (SIGTERM, SIGINT, SIGHUP), the listening socket and its clients, with a timeout for the
+/// fallback periodic check, the watchdog and `STATUS=` updates. Idle, it sleeps in `poll`.
+public final class Daemon {
+    var configuration: DaemonConfiguration
+    let configFile: String?
+    let commandLine: [ConfigEntry]
+    let logger: Logger
+    let notifier = ServiceNotifier()
+    var engine: SyncEngine?
+    var connection: Connection?
+    var listener: UnixListener?
+    var clients: [Int32: ControlClient] = [:]
+    var statistics = Statistics()
+    var lastDataVersion: Int64 = -1
+    var backoff: UInt64 = 0
+    var lastError: String?
+
+    struct Statistics {
+        var mirrored = 0
+        var conflicts = 0
+        var parked = 0
+        var handledSinceStatus = 0
+        var statusAt = Monotonic.now()
+        var rate = 0.0
+    }
+
+    /// A daemon for `configuration`, reloadable from `configFile` and `commandLine` on SIGHUP.
+    public init(configuration: DaemonConfiguration, configFile: String?, commandLine: [ConfigEntry], logger: Logger) {
+        self.configuration = configuration
+        self.configFile = configFile
+        self.commandLine = commandLine
+        self.logger = logger
+    }
+
+    /// Opens the database and the bridge, and runs the initial sync when the bridge never ran.
+    public func open() throws {
+        let connection = try Connection(
+            path: configuration.database,
+            options: OpenOptions(busyTimeoutMilliseconds: configuration.busyTimeoutMilliseconds)
+        )
+        let model = try configuration.model.map { try XCDataModelReader.read(path: $0) }
+        let engine = try SyncEngine(
+            connection: connection,
+            model: model,
+            overrides: configuration.overrides,
+            configuration: configuration.bridge
+        )
+        engine.report = { [logger] message in logger.warning(message) }
+        self.connection = connection
+        self.engine = engine
+        try engine.initialSyncIfNeeded { [notifier, logger] progress in
+            let text =
+                "initial sync \(progress.direction) (\(progress.phase)): \(progress.entity) \(progress.done) of \(progress.total)"
+            notifier.status(text)
+            logger.debug(text)
+        }
+    }
+
+    /// Mirrors everything pending and returns (`coexistd --once`).
+    public func runOnce() throws -> SyncEngine.PassResult {
+        try open()
+        guard let engine else { throw BridgeError.unmirrorable("the bridge did not open") }
+        let result = try engine.catchUp()
+        try pruneHistory()
+        return result
+    }
+
+    /// Serves until SIGTERM or SIGINT; returns the exit code.
+    public func run(signals: SignalReceiver) -> ExitCode {
+        do {
+            try open()
+            listener = try bindSocket()
+        } catch let error as ConfigError {
+            logger.error(error.description)
+            return .configuration
+        } catch let error as SystemError {
+            logger.error("\(error)")
+            return .configuration
+        } catch {
+            logger.error("\(error)")
+            return error is BridgeError ? .configuration : .dataError
+        }
+        let directory = Self.directory(of: configuration.database)
+        let base = configuration.database.split(separator: "/").last.map(String.init) ?? configuration.database
+        let watcher: DirectoryWatcher
+        do {
+            watcher = try DirectoryWatcher(directory: directory, names: [base, base + "-wal"])
+        } catch {
+            logger.error("\(error)")
+            return .unavailable
+        }
+        let watchdog = notifier.watchdogMicroseconds().map { $0 * 1_000 / 2 }
+        var nextWatchdog = Monotonic.now()
+        var nextCheck = Monotonic.now()
+        var nextPrune = Monotonic.now()
+        notifier.ready(status: statusLine())
+        logger.notice("coexistd ready on \(configuration.database), cursor \((try? engine?.cursor() ?? 0) ?? 0)")
+        var busy = true
+        while true {
+            let now = Monotonic.now()
+            if let watchdog, now >= nextWatchdog {
+                notifier.watchdog()
+                nextWatchdog = now + watchdog
+            }
+            if now >= statistics.statusAt + 1_000_000_000 { updateStatus(now) }
+            if now >= nextPrune {
+                try? pruneHistory()
+                nextPrune = now + 60_000_000_000
+            }
+            var deadline = min(nextCheck, statistics.statusAt + 1_000_000_000)
+            if watchdog != nil { deadline = min(deadline, nextWatchdog) }
+            let timeout = busy ? 0 : Int32(clamping: (deadline > now ? deadline - now : 0) / 1_000_000)
+            var descriptors = [pollfd(fd: watcher.descriptor, events: Int16(POLLIN), revents: 0)]
+            descriptors.append(pollfd(fd: signals.descriptor, events: Int16(POLLIN), revents: 0))
+            if let listener { descriptors.append(pollfd(fd: listener.descriptor, events: Int16(POLLIN), revents: 0)) }
+            for client in clients.values {
+                let events = Int16(POLLIN) | (client.wantsToWrite ? Int16(POLLOUT) : 0)
+                descriptors.append(pollfd(fd: client.descriptor, events: events, revents: 0))
+            }
+            let ready = poll(&descriptors, nfds_t(descriptors.count), timeout)
+            if ready < 0 && errno != EINTR {
+                logger.error("poll failed: \(String(cString: strerror(errno)))")
+                return .software
+            }
+            var wake = busy || Monotonic.now() >= nextCheck
+            for descriptor in descriptors where descriptor.revents != 0 {
+                switch descriptor.fd {
+                case watcher.descriptor:
+                    if watcher.drain() { wake = true }
+                case signals.descriptor:
+                    for signal in signals.drain() {
+                        switch signal {
+                        case .terminate, .interrupt:
+                            shutdown()
+                            return .success
+                        case .hangup:
+                            reload()
+                        }
+                    }
+                case listener?.descriptor:
+                    acceptClients()
+                default:
+                    serve(descriptor)
+                }
+            }
+            if wake {
+                busy = mirrorIfChanged()
+                nextCheck = Monotonic.now() + (backoff > 0 ? backoff : configuration.pollInterval)
+            }
+        }
+    }
+
+    /// Checks `PRAGMA data_version` (briefly again when inotify fired just before the commit became
+    /// visible) and runs one bridge pass when something changed; returns whether more is pending.
+    func mirrorIfChanged() -> Bool {
+        guard let engine, let connection else { return false }
+        do {
+            var version = try connection.dataVersion()
+            var retries = 0
+            while version == lastDataVersion && retries < 4 {
+                usleep(50)
+                version = try connection.dataVersion()
+                retries += 1
+            }
+            let cursor = try engine.cursor() ?? 0
+            let last = try engine.lastToken()
+            if version == lastDataVersion && backoff == 0 && cursor >= last { return false }
+            let result = try engine.pass()
+            lastDataVersion = version
+            statistics.mirrored += result.mirrored
+            statistics.conflicts += result.conflicts
+            statistics.parked += result.parked
+            statistics.handledSinceStatus += result.handled
+            if backoff > 0 { logger.notice("mirroring resumed") }
+            backoff = 0
+            lastError = nil
+            if result.handled > 0 {
+                logger.debug(
+                    "mirrored \(result.mirrored) of \(result.handled) transactions",
+                    fields: ["COEXIST_TOKEN": "\(result.cursor)"]
+                )
+            }
+            return result.handled > 0
+        } catch {
+            backoff = min(max(backoff * 2, 50_000_000), 5_000_000_000)
+            let text = "\(error)"
+            if text != lastError { logger.warning("mirroring failed, retrying in \(backoff / 1_000_000) ms: \(text)") }
+            lastError = text
+            notifier.status("retrying: \(text)")
+            return false
+        }
+    }
+
+    func bindSocket() throws -> UnixListener {
+        if let inherited = notifier.listenDescriptors().first { return try UnixListener(inherited: inherited) }
+        try configuration.validateSocketDirectory()
+        return try UnixListener(
+            path: configuration.socket,
+            mode: configuration.socketMode,
+            group: configuration.socketGroup
+        )
+    }
+
+    func acceptClients() {
+        while let descriptor = listener?.accept() {
+            clients[descriptor] = ControlClient(descriptor: descriptor)
+        }
+    }
+
+    func serve(_ descriptor: pollfd) {
+        guard let client = clients[descriptor.fd] else { return }
+        if descriptor.revents & Int16(POLLOUT) != 0 { client.flush() }
+        if descriptor.revents & Int16(POLLIN | POLLHUP | POLLERR) != 0 {
+            for line in client.readLines() { respond(client, line) }
+        }
+        if client.closed { clients[descriptor.fd] = nil }
+    }
+
+    func respond(_ client: ControlClient, _ line: [UInt8]) {
+        struct Request: Decodable { var op: String }
+        guard String(validating: line, as: UTF8.self) != nil else {
+            client.send(["type": "error", "code": "invalid_utf8", "message": "requests are UTF-8 JSON"])
+            client.recordError()
+            return
+        }
+        guard let request = try? JSONDecoder().decode(Request.self, from: Data(line)) else {
+            client.send([
+                "type": "error", "code": "invalid_json", "message": "a request is one JSON object with an \"op\"",
+            ])
+            client.recordError()
+            return
+        }
+        switch request.op {
+        case "ping":
+            client.send(["type": "pong", "token": .integer((try? engine?.lastToken()) ?? 0)])
+        case "status":
+            client.send(status())
+        default:
+            client.send(["type": "error", "code": "unknown_op", "message": .string("unknown op \"\(request.op)\"")])
+            client.recordError()
+        }
+    }
+
+    func status() -> [String: JSONValue] {
+        let cursor = ((try? engine?.cursor()) ?? nil) ?? 0
+        let last = (try? engine?.lastToken()) ?? 0
+        return [
+            "type": "status", "cursor": .integer(cursor), "lastToken": .integer(last),
+            "lag": .integer(max(0, last - cursor)),
+            "mirrored": .integer(Int64(statistics.mirrored)), "conflicts": .integer(Int64(statistics.conflicts)),
+            "parked": .integer(Int64(statistics.parked)), "rate": .double(statistics.rate),
+            "error": lastError.map { .string($0) } ?? .null,
+        ]
+    }
+
+    func statusLine() -> String {
+        let cursor = ((try? engine?.cursor()) ?? nil) ?? 0
+        let last = (try? engine?.lastToken()) ?? 0
+        let rate = (statistics.rate * 10).rounded() / 10
+        return "cursor \(cursor), lag \(max(0, last - cursor)), \(rate) tx/s, \(statistics.mirrored) mirrored, "
+            + "\(statistics.conflicts) conflicts, \(statistics.parked) parked"
+            + (lastError.map { ", retrying: \($0)" } ?? "")
+    }
+
+    func updateStatus(_ now: UInt64) {
+        let elapsed = Double(now - statistics.statusAt) / 1e9
+        statistics.rate = elapsed > 0 ? Double(statistics.handledSinceStatus) / elapsed : 0
+        statistics.handledSinceStatus = 0
+        statistics.statusAt = now
+        notifier.status(statusLine())
+    }
+
+    func pruneHistory() throws {
+        guard configuration.historyRetention > 0, let connection, let cursor = try engine?.cursor() else { return }
+        let before = TransactionWriter.now() - Double(configuration.historyRetention) / 1e9
+        let pruned = try HistoryPruner.prune(connection, upTo: cursor, olderThan: before)
+        if pruned > 0 { logger.info("pruned \(pruned) history transactions older than the retention") }
+    }
+
+    /// SIGHUP: re-reads the configuration; applies what can change at run time, names what needs a restart.
+    func reload() {
+        notifier.reloading()
+        do {
+            let fresh = try DaemonConfiguration.load(file: configFile, commandLine: commandLine)
+            let (reloadable, restart) = fresh.changes(from: configuration)
+            configuration.bridge.conflictPolicy = fresh.bridge.conflictPolicy
+            configuration.bridge.batchSize = fresh.bridge.batchSize
+            configuration.bridge.initialSyncChunk = fresh.bridge.initialSyncChunk
+            configuration.historyRetention = fresh.historyRetention
+            configuration.pollInterval = fresh.pollInterval
+            configuration.logLevel = fresh.logLevel
+            logger.level = fresh.logLevel
+            engine?.configuration = configuration.bridge
+            if !reloadable.isEmpty { logger.notice("reloaded: \(reloadable.joined(separator: ", "))") }
+            if !restart.isEmpty { logger.warning("these changes need a restart: \(restart.joined(separator: ", "))") }
+            if reloadable.isEmpty && restart.isEmpty { logger.notice("reloaded: nothing changed") }
+        } catch {
+            logger.error("reload failed, keeping the running configuration: \(error)")
+        }
+        notifier.ready(status: statusLine())
+    }
+
+    func shutdown() {
+        notifier.stopping(status: "stopping at cursor \(((try? engine?.cursor()) ?? nil) ?? 0)")
+        for client in clients.values {
+            client.send(["type": "shutdown", "message": "coexistd is stopping"])
+        }
+        clients.removeAll()
+        listener = nil
+        logger.notice("coexistd stopped")
+    }
+
+    static func directory(of path: String) -> String {
+        guard let slash = path.lastIndex(of: "/") else { return "." }
+        let directory = String(path[..<slash])
+        return directory.isEmpty ? "/" : directory
+    }
+}
+
+/// CLOCK_MONOTONIC in nanoseconds.
+enum Monotonic {
+    static func now() -> UInt64 {
+        var time = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &time)
+        return UInt64(time.tv_sec) * 1_000_000_000 + UInt64(time.tv_nsec)
+    }
+}

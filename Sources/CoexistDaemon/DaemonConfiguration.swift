@@ -1,0 +1,182 @@
+public import CoexistBridge
+public import CoexistRuntime
+public import CoexistStore
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// coexistd's configuration: one file (`key = value`, `#` comments, `[entity NAME]` sections), every key
+/// also accepted on the command line (`--database PATH`), the command line winning. Every key and its
+/// default is documented in `config/coexistd.conf`.
+public struct DaemonConfiguration: Sendable {
+    /// The shared SQLite file.
+    public var database: String = ""
+    /// The app's model (`.xcdatamodeld`); nil to use the store's own.
+    public var model: String?
+    /// The Unix socket subscribers connect to (ignored when systemd passes one).
+    public var socket: String = "/run/coexist/coexist.sock"
+    /// The socket file's mode.
+    public var socketMode: UInt32 = 0o660
+    /// The socket file's group (numeric), nil to keep the daemon's.
+    public var socketGroup: UInt32?
+    /// Bridge settings: conflict policy, batch size, author, initial-sync chunk.
+    public var bridge = BridgeConfiguration()
+    /// History older than this (nanoseconds) and already mirrored is pruned; 0 keeps everything.
+    public var historyRetention: UInt64 = 0
+    /// The fallback periodic check when no inotify event arrives (nanoseconds).
+    public var pollInterval: UInt64 = 1_000_000_000
+    /// How long a blocked statement retries before SQLITE_BUSY (milliseconds).
+    public var busyTimeoutMilliseconds = 5_000
+    /// Log threshold.
+    public var logLevel: LogLevel = .info
+    /// Name overrides of the new schema.
+    public var overrides = SchemaOverrides()
+    /// Where each key was set, for messages (`file:line` or `command line: --key`).
+    public var locations: [String: String] = [:]
+
+    /// Keys a SIGHUP can change without a restart.
+    public static let reloadableKeys: Set<String> = [
+        "conflict-policy", "batch-size", "initial-sync-chunk", "history-retention", "poll-interval", "log-level",
+    ]
+
+    /// Every top-level key.
+    public static let keys: Set<String> = reloadableKeys.union([
+        "database", "model", "socket", "socket-mode", "socket-group", "busy-timeout", "author",
+    ])
+
+    /// Creates the defaults.
+    public init() {}
+
+    /// Reads the file (when given) and applies the command-line options over it.
+    ///
+    /// Throws ``ConfigError`` naming `file:line` (or the command-line option) for an unknown key, a bad value,
+    /// a missing file or database, and a socket directory the daemon cannot write.
+    public static func load(file: String?, commandLine: [ConfigEntry]) throws(ConfigError) -> DaemonConfiguration {
+        var configuration = DaemonConfiguration()
+        let fileEntries = try file.map { path throws(ConfigError) in try ConfigFile.read(path: path) } ?? []
+        for entry in fileEntries + commandLine { try configuration.apply(entry) }
+        try configuration.validate()
+        return configuration
+    }
+
+    mutating func apply(_ entry: ConfigEntry) throws(ConfigError) {
+        if let section = entry.section {
+            try applyEntityOverride(section, entry)
+            return
+        }
+        guard Self.keys.contains(entry.key) else {
+            throw ConfigError(
+                entry,
+                "unknown key \"\(entry.key)\" (known keys: \(Self.keys.sorted().joined(separator: ", ")))"
+            )
+        }
+        locations[entry.key] = entry.location
+        switch entry.key {
+        case "database": database = try entry.nonEmpty()
+        case "model": model = entry.value.isEmpty ? nil : entry.value
+        case "socket": socket = try entry.nonEmpty()
+        case "socket-mode": socketMode = try entry.fileMode()
+        case "socket-group": socketGroup = entry.value.isEmpty ? nil : try entry.integerList().first
+        case "conflict-policy":
+            let name = try entry.choice(ConflictPolicy.allCases.map(\.rawValue))
+            bridge.conflictPolicy = ConflictPolicy(rawValue: name) ?? .laterWins
+        case "batch-size": bridge.batchSize = try entry.integer(in: 1...100_000)
+        case "initial-sync-chunk": bridge.initialSyncChunk = try entry.integer(in: 1...1_000_000)
+        case "history-retention": historyRetention = try entry.duration()
+        case "poll-interval":
+            pollInterval = try entry.duration()
+            guard pollInterval >= 1_000_000 else { throw ConfigError(entry, "poll-interval must be at least 1ms") }
+        case "busy-timeout": busyTimeoutMilliseconds = Int(try entry.duration() / 1_000_000)
+        case "log-level":
+            guard let level = LogLevel(name: entry.value) else {
+                throw ConfigError(
+                    entry,
+                    "log-level must be one of error, warning, notice, info, debug, not \"\(entry.value)\""
+                )
+            }
+            logLevel = level
+        case "author": bridge.author = try entry.nonEmpty()
+        default: throw ConfigError(entry, "unknown key \"\(entry.key)\"")
+        }
+    }
+
+    private mutating func applyEntityOverride(_ section: String, _ entry: ConfigEntry) throws(ConfigError) {
+        let words = section.split(separator: " ")
+        guard words.count == 2, words[0] == "entity" else {
+            throw ConfigError(entry, "unknown section [\(section)] (sections are [entity NAME])")
+        }
+        let entity = String(words[1])
+        var override = overrides.entities[entity] ?? SchemaOverrides.Entity()
+        switch entry.key {
+        case "table": override.table = try entry.nonEmpty()
+        case "identity": override.identity = try entry.nonEmpty()
+        default:
+            guard entry.key.hasPrefix("column."), entry.key.count > 7 else {
+                throw ConfigError(
+                    entry,
+                    "unknown key \"\(entry.key)\" in [\(section)] (table, identity, column.PROPERTY)"
+                )
+            }
+            override.columns[String(entry.key.dropFirst(7))] = try entry.nonEmpty()
+        }
+        overrides.entities[entity] = override
+    }
+
+    func validate() throws(ConfigError) {
+        guard !database.isEmpty else {
+            throw ConfigError(location: locations["database"] ?? "configuration", message: "database is required")
+        }
+        var info = stat()
+        guard stat(database, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else {
+            throw ConfigError(
+                location: locations["database"] ?? "configuration",
+                message: "database \(database) does not exist"
+            )
+        }
+        if let model, access(model, R_OK) != 0 {
+            throw ConfigError(location: locations["model"] ?? "configuration", message: "model \(model) cannot be read")
+        }
+        guard socket.utf8.count <= UnixListener.maximumPathLength else {
+            throw ConfigError(
+                location: locations["socket"] ?? "defaults",
+                message: "socket path is longer than \(UnixListener.maximumPathLength) bytes"
+            )
+        }
+    }
+
+    /// Checks that the socket's directory exists and is writable (skipped under socket activation).
+    public func validateSocketDirectory() throws(ConfigError) {
+        let directory = socket.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/")
+        let path = directory.isEmpty ? "." : directory
+        guard access(path, W_OK | X_OK) == 0 else {
+            throw ConfigError(
+                location: locations["socket"] ?? "defaults: socket",
+                message: "socket directory \(path) is not writable (\(String(cString: strerror(errno))))"
+            )
+        }
+    }
+
+    /// The keys whose values differ from `other`'s, split into those a reload applies and those that need
+    /// a restart.
+    public func changes(from other: DaemonConfiguration) -> (reloadable: [String], restart: [String]) {
+        var changed: [String] = []
+        if database != other.database { changed.append("database") }
+        if model != other.model { changed.append("model") }
+        if socket != other.socket { changed.append("socket") }
+        if socketMode != other.socketMode { changed.append("socket-mode") }
+        if socketGroup != other.socketGroup { changed.append("socket-group") }
+        if busyTimeoutMilliseconds != other.busyTimeoutMilliseconds { changed.append("busy-timeout") }
+        if bridge.author != other.bridge.author { changed.append("author") }
+        if overrides != other.overrides { changed.append("[entity …]") }
+        if bridge.conflictPolicy != other.bridge.conflictPolicy { changed.append("conflict-policy") }
+        if bridge.batchSize != other.bridge.batchSize { changed.append("batch-size") }
+        if bridge.initialSyncChunk != other.bridge.initialSyncChunk { changed.append("initial-sync-chunk") }
+        if historyRetention != other.historyRetention { changed.append("history-retention") }
+        if pollInterval != other.pollInterval { changed.append("poll-interval") }
+        if logLevel != other.logLevel { changed.append("log-level") }
+        return (
+            changed.filter { Self.reloadableKeys.contains($0) }, changed.filter { !Self.reloadableKeys.contains($0) }
+        )
+    }
+}

@@ -1,0 +1,151 @@
+import CoexistHistory
+import CoexistLegacyStore
+import CoexistSQLite
+import Foundation
+import TestSupport
+import Testing
+
+@Suite(.serialized) struct DaemonTests {
+    /// Waits until the daemon reports no lag.
+    func waitForCatchUp(_ client: SocketClient, timeout: Double = 60) throws -> [String: Any] {
+        let deadline = Date().addingTimeInterval(timeout)
+        while true {
+            let status = try client.request(#"{"op":"status"}"#)
+            if status["lag"] as? Int == 0 { return status }
+            guard Date() < deadline else { return status }
+            usleep(50_000)
+        }
+    }
+
+    /// A legacy writer, a new-schema writer and coexistd on one file: after the writers stop and the daemon
+    /// catches up, both schemas are equal, nothing echoed, every source transaction mirrored at most once.
+    @Test func threeProcessesConverge() throws {
+        let directory = try TemporaryDirectory()
+        let path = try SharedStore.create(in: directory).legacy.path
+        let daemon = try DaemonProcess(database: path, directory: directory)
+        let client = try SocketClient(path: daemon.socket)
+        #expect(try client.request(#"{"op":"ping"}"#)["type"] as? String == "pong")
+        let writers = try [("legacy-random", "old", "11"), ("new-random", "new", "12")].map {
+            mode,
+            author,
+            seed -> Process in
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: ProductProcess.productsDirectory + "/coexist-test-helper")
+            process.arguments = [mode, path, "150", author, seed]
+            process.standardOutput = FileHandle.nullDevice
+            try process.run()
+            return process
+        }
+        for writer in writers { writer.waitUntilExit() }
+        #expect(writers.map(\.terminationStatus) == [0, 0])
+        let status = try waitForCatchUp(client)
+        #expect(status["lag"] as? Int == 0)
+        #expect(status["parked"] as? Int == 0)
+        #expect(daemon.stop() == 0)
+
+        let verify = try ProductProcess.run("coexistctl", ["verify", path])
+        #expect(verify.status == 0, "\(verify.stdout)")
+        let connection = try Connection(path: path, options: .readOnly)
+        let echoes = try connection.scalar(
+            """
+            SELECT count(*) FROM coexist_mirror m JOIN ATRANSACTION t ON t.Z_PK = m.source_token
+            JOIN ATRANSACTIONSTRING s ON s.Z_PK = t.ZAUTHORTS WHERE s.ZNAME = 'coexistd'
+            """
+        )
+        #expect(echoes == .integer(0))
+        let sources =
+            try connection.scalar(
+                """
+                SELECT count(*) FROM ATRANSACTION t JOIN ATRANSACTIONSTRING s ON s.Z_PK = t.ZAUTHORTS WHERE s.ZNAME IN ('old', 'new')
+                """
+            ).integerValue ?? 0
+        let mirrors = try connection.scalar("SELECT count(*) FROM coexist_mirror").integerValue ?? 0
+        let mirrorTokens =
+            try connection.scalar("SELECT count(DISTINCT mirror_token) FROM coexist_mirror").integerValue ?? 0
+        #expect(sources > 100)
+        #expect(mirrors <= sources && mirrors > sources / 2)
+        #expect(mirrorTokens == mirrors)
+        #expect(try connection.scalar("SELECT count(*) FROM coexist_parked") == .integer(0))
+    }
+
+    /// READY=1 only once the socket is bound, WATCHDOG=1 at half the interval, STOPPING=1 on SIGTERM.
+    @Test func notifiesTheServiceManager() throws {
+        let directory = try TemporaryDirectory()
+        let path = try SharedStore.create(in: directory).legacy.path
+        let notify = try NotifyListener(path: directory.file("notify"))
+        let daemon = try DaemonProcess(
+            database: path,
+            directory: directory,
+            environment: ["NOTIFY_SOCKET": notify.path, "WATCHDOG_USEC": "200000"]
+        )
+        let ready = try #require(notify.wait(for: "READY=1", timeout: 10))
+        #expect(FileManager.default.fileExists(atPath: daemon.socket), "the socket is bound before READY=1")
+        #expect(ready.contains("STATUS=cursor"))
+        let start = Date()
+        var watchdogs = 0
+        while Date().timeIntervalSince(start) < 1.0 {
+            if let message = notify.receive(timeout: 0.2), message.contains("WATCHDOG=1") { watchdogs += 1 }
+        }
+        #expect(watchdogs >= 6 && watchdogs <= 14, "about one WATCHDOG=1 every 100 ms, got \(watchdogs)")
+        daemon.process.terminate()
+        #expect(notify.wait(for: "STOPPING=1", timeout: 10) != nil)
+        #expect(daemon.stop() == 0)
+    }
+
+    /// systemd-socket-activate passes a listening socket as fd 3: coexistd serves on it.
+    @Test func socketActivation() throws {
+        let activate = "/usr/bin/systemd-socket-activate"
+        try #require(
+            FileManager.default.isExecutableFile(atPath: activate),
+            "systemd-socket-activate is installed by .ci/install-deps"
+        )
+        let directory = try TemporaryDirectory()
+        let path = try SharedStore.create(in: directory).legacy.path
+        let socket = directory.file("activated.sock")
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: activate)
+        process.arguments = [
+            "-l", socket, ProductProcess.productsDirectory + "/coexistd", "--database", path, "--socket",
+            directory.file("unused.sock"),
+        ]
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        defer {
+            process.terminate()
+            process.waitUntilExit()
+        }
+        let client = try SocketClient(path: socket)
+        #expect(try client.request(#"{"op":"ping"}"#)["type"] as? String == "pong")
+        #expect(!FileManager.default.fileExists(atPath: directory.file("unused.sock")))
+    }
+
+    @Test func configurationErrorsExit78WithFileAndLine() throws {
+        let directory = try TemporaryDirectory()
+        let path = try SharedStore.create(in: directory).legacy.path
+        func run(_ config: String) throws -> ProductProcess.Result {
+            let file = try directory.write("coexistd.conf", Array(config.utf8))
+            return try ProductProcess.run("coexistd", ["--config", file, "--check-config"])
+        }
+        let file = directory.file("coexistd.conf")
+        let unknown = try run("database = \(path)\n# comment\nfrobnicate = 1\n")
+        #expect(unknown.status == 78)
+        #expect(unknown.stderr.contains("\(file):3: unknown key \"frobnicate\""))
+        let wrongType = try run("database = \(path)\nbatch-size = lots\n")
+        #expect(wrongType.status == 78)
+        #expect(wrongType.stderr.contains("\(file):2: batch-size must be an integer"))
+        let missing = try run("database = /nonexistent/store.sqlite\n")
+        #expect(missing.status == 78)
+        #expect(missing.stderr.contains("\(file):1: database /nonexistent/store.sqlite does not exist"))
+        let socketDirectory = try run("database = \(path)\nsocket = /nonexistent-dir/c.sock\n")
+        #expect(socketDirectory.status == 78)
+        #expect(socketDirectory.stderr.contains("\(file):2: socket directory /nonexistent-dir is not writable"))
+        let good = try run("database = \(path)\nsocket = \(directory.file("c.sock"))\nconflict-policy = new-wins\n")
+        #expect(good.status == 0, "\(good.stderr)")
+        let missingFile = try ProductProcess.run("coexistd", ["--config", directory.file("absent.conf")])
+        #expect(missingFile.status == 78)
+        let badOption = try ProductProcess.run("coexistd", ["--database", path, "--batch-size", "0", "--check-config"])
+        #expect(badOption.status == 78)
+        #expect(badOption.stderr.contains("command line: --batch-size"))
+        #expect(try ProductProcess.run("coexistd", ["--bogus"]).status == 64)
+    }
+}

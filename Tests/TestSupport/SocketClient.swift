@@ -1,0 +1,107 @@
+public import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A blocking newline-JSON client of the daemon's Unix socket, for tests.
+public final class SocketClient {
+    let descriptor: Int32
+    private var buffer: [UInt8] = []
+
+    /// Connects to `path`, retrying until `timeout` seconds have passed.
+    public init(path: String, timeout: Double = 10) throws {
+        let deadline = Date().addingTimeInterval(timeout)
+        while true {
+            let descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+            var address = sockaddr_un()
+            address.sun_family = sa_family_t(AF_UNIX)
+            withUnsafeMutableBytes(of: &address.sun_path) { raw in
+                for (index, byte) in path.utf8.prefix(107).enumerated() { raw[index] = byte }
+            }
+            let result = withUnsafePointer(to: &address) { pointer in
+                pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+                }
+            }
+            if result == 0 {
+                var time = timeval(tv_sec: 10, tv_usec: 0)
+                setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &time, socklen_t(MemoryLayout<timeval>.size))
+                self.descriptor = descriptor
+                return
+            }
+            close(descriptor)
+            guard Date() < deadline else { throw CocoaError(.fileReadNoSuchFile) }
+            usleep(20_000)
+        }
+    }
+
+    deinit { close(descriptor) }
+
+    /// Sends raw bytes.
+    public func send(_ text: String) {
+        var bytes = Array(text.utf8)
+        _ = bytes.withUnsafeMutableBytes { write(descriptor, $0.baseAddress, $0.count) }
+    }
+
+    /// Reads one line (without the newline), nil at end of stream or timeout.
+    public func readLine() -> String? {
+        while true {
+            if let newline = buffer.firstIndex(of: 0x0A) {
+                let line = Array(buffer[..<newline])
+                buffer.removeSubrange(...newline)
+                return String(decoding: line, as: UTF8.self)
+            }
+            var chunk = [UInt8](repeating: 0, count: 65_536)
+            let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+            guard count > 0 else { return nil }
+            buffer += chunk[0..<count]
+        }
+    }
+
+    /// Sends one request object and returns the next message as a dictionary.
+    public func request(_ json: String) throws -> [String: Any] {
+        send(json + "\n")
+        guard let line = readLine(),
+            let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
+        else {
+            throw CocoaError(.fileReadCorruptFile)
+        }
+        return object
+    }
+}
+
+/// A running coexistd for a test, stopped (SIGTERM) when released.
+public final class DaemonProcess {
+    public let process = Process()
+    public let socket: String
+    public let stderr = Pipe()
+
+    /// Starts coexistd on `database` with a socket in `directory` and extra options.
+    public init(
+        database: String,
+        directory: TemporaryDirectory,
+        options: [String] = [],
+        environment: [String: String] = [:]
+    ) throws {
+        socket = directory.file("c.sock")
+        process.executableURL = URL(fileURLWithPath: ProductProcess.productsDirectory + "/coexistd")
+        process.arguments = ["--database", database, "--socket", socket, "--poll-interval", "200ms"] + options
+        var env = ProcessInfo.processInfo.environment
+        for (key, value) in environment { env[key] = value }
+        process.environment = env
+        process.standardError = stderr
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+    }
+
+    /// Sends SIGTERM and waits; returns the exit status.
+    @discardableResult
+    public func stop() -> Int32 {
+        if process.isRunning { process.terminate() }
+        process.waitUntilExit()
+        return process.terminationStatus
+    }
+
+    deinit { if process.isRunning { process.terminate() } }
+}
