@@ -2,16 +2,20 @@ import Foundation
 import TestSupport
 import Testing
 
-/// The README's first command: the demo job on the embedded default model.
+/// The README's first command: the daemon on a demo store, a writer on each side, changes flowing both ways.
 @Suite struct DemoCommandTests {
-    @Test func demoCreatesAndInspectsAStore() throws {
+    @Test func demoShowsChangesFlowingBothWays() throws {
         let directory = try TemporaryDirectory()
-        let store = directory.file("demo.sqlite")
-        let result = try ProductProcess.run("coexistctl", ["demo", "--store", store], directory: Fixtures.repository)
+        let result = try ProductProcess.run(
+            "coexistctl",
+            ["demo", "--directory", directory.path, "--steps", "2"],
+            directory: Fixtures.repository
+        )
         #expect(result.status == 0, "\(result.stderr)")
-        #expect(result.stdout.contains("created \(store)"))
-        #expect(result.stdout.contains("Task.category -> Category"))
-        #expect(result.stdout.contains("\"2.0.0\""))
-        #expect(FileManager.default.fileExists(atPath: store))
+        #expect(result.stdout.contains("legacy  ▶ token 1: inserted Task \"Legacy task 1\" into Errands"))
+        #expect(result.stdout.contains("new     ◀ table task: \"Legacy task 1\" (Errands)"))
+        #expect(result.stdout.contains("\"New task 1\" priority 2 Z_OPT 2"))
+        #expect(result.stdout.contains("equal: 5 objects on each side"))
+        #expect(result.stderr.contains("coexistd stopped"))
     }
 }

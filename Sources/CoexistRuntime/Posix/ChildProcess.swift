@@ -1,0 +1,106 @@
+#if canImport(Glibc)
+internal import Glibc
+#endif
+
+/// A child process started with `posix_spawn`, for tools that run the daemon (the demo).
+public final class ChildProcess {
+    /// The child's pid.
+    public let pid: Int32
+    private var status: Int32?
+
+    /// Starts `path` with `arguments` (without the program name), inheriting the environment and descriptors.
+    public init(path: String, arguments: [String]) throws(SystemError) {
+        let argv = ([path] + arguments).map { strdup($0) } + [nil]
+        defer { for pointer in argv { free(pointer) } }
+        var pid: pid_t = 0
+        let code = posix_spawn(&pid, path, nil, nil, argv, environ)
+        guard code == 0 else { throw SystemError(call: "posix_spawn", code: code, subject: path) }
+        self.pid = pid
+    }
+
+    /// Sends SIGTERM: a graceful stop.
+    public func terminate() { kill(pid, SIGTERM) }
+
+    /// Waits for the child to end; returns its exit status (128 + signal when killed).
+    @discardableResult
+    public func wait() -> Int32 {
+        if let status { return status }
+        var raw: Int32 = 0
+        while waitpid(pid, &raw, 0) < 0 && errno == EINTR {}
+        let result = (raw & 0x7F) == 0 ? (raw >> 8) & 0xFF : 128 + (raw & 0x7F)
+        status = result
+        return result
+    }
+
+    /// The path of the running executable's directory (to find sibling programs).
+    public static func executableDirectory() -> String {
+        var buffer = [CChar](repeating: 0, count: 4096)
+        let count = readlink("/proc/self/exe", &buffer, buffer.count - 1)
+        guard count > 0 else { return "." }
+        let path = String(decoding: buffer[0..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        return path.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/")
+    }
+}
+
+/// A blocking client of the daemon's socket for tools: one request line, one reply line.
+public final class LineClient {
+    private let descriptor: Int32
+    private var buffer: [UInt8] = []
+
+    /// Connects to the socket at `path`, retrying for up to `timeout` seconds (the daemon may be starting).
+    public init(path: String, timeout: Double = 10) throws(SystemError) {
+        var waited = 0.0
+        while true {
+            let descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+            guard descriptor >= 0 else { throw SystemError(call: "socket", code: errno, subject: path) }
+            var address = UnixListener.address(path)
+            let result = withUnsafePointer(to: &address) { pointer in
+                pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+                }
+            }
+            if result == 0 {
+                self.descriptor = descriptor
+                return
+            }
+            let code = errno
+            close(descriptor)
+            guard waited < timeout else { throw SystemError(call: "connect", code: code, subject: path) }
+            usleep(20_000)
+            waited += 0.02
+        }
+    }
+
+    deinit { close(descriptor) }
+
+    /// Sends `line` (a newline is added).
+    public func send(_ line: String) throws(SystemError) {
+        var bytes = Array((line + "\n").utf8)
+        var offset = 0
+        while offset < bytes.count {
+            let written = bytes.withUnsafeMutableBytes {
+                write(descriptor, $0.baseAddress! + offset, $0.count - offset)
+            }
+            if written < 0 && errno == EINTR { continue }
+            guard written > 0 else { throw SystemError(call: "write", code: errno) }
+            offset += written
+        }
+    }
+
+    /// The next line, nil at end of stream.
+    public func readLine() throws(SystemError) -> String? {
+        while true {
+            if let newline = buffer.firstIndex(of: 0x0A) {
+                let line = String(decoding: buffer[..<newline], as: UTF8.self)
+                buffer.removeSubrange(...newline)
+                return line
+            }
+            var chunk = [UInt8](repeating: 0, count: 65_536)
+            let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+            if count < 0 && errno == EINTR { continue }
+            guard count >= 0 else { throw SystemError(call: "read", code: errno) }
+            if count == 0 { return nil }
+            buffer += chunk[0..<count]
+        }
+    }
+}
