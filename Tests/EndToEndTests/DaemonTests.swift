@@ -149,3 +149,28 @@ import Testing
         #expect(try ProductProcess.run("coexistd", ["--bogus"]).status == 64)
     }
 }
+
+@Suite struct DaemonRefusalTests {
+    /// A configured model that differs from the store's: coexistd refuses to start, naming both.
+    @Test func modelMismatchRefusesToStart() throws {
+        let directory = try TemporaryDirectory()
+        let path = try SharedStore.create(in: directory).legacy.path
+        let v1 = Fixtures.demoModel + "/TaskModel.xcdatamodel"
+        let result = try ProductProcess.run(
+            "coexistd",
+            ["--database", path, "--model", v1, "--socket", directory.file("c.sock")]
+        )
+        #expect(result.status == 78)
+        #expect(result.stderr.contains("TaskModel.xcdatamodel/contents (version 1.0.0) does not match the store's model"))
+        #expect(result.stderr.contains("version 2.0.0"))
+    }
+
+    /// A file that is not a Core Data store: a clear error, not a crash.
+    @Test func foreignDatabaseIsRefused() throws {
+        let directory = try TemporaryDirectory()
+        let path = try directory.write("notes.sqlite", Array(String(repeating: "text ", count: 100).utf8))
+        let result = try ProductProcess.run("coexistd", ["--database", path, "--socket", directory.file("c.sock"), "--once"])
+        #expect(result.status == 65)
+        #expect(result.stderr.contains("notes.sqlite"))
+    }
+}
