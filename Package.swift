@@ -62,11 +62,19 @@ let package = Package(
             dependencies: ["CoexistLegacyStore", "CoexistStore", "CoexistHistory", "CoexistModel", "CoexistSQLite"],
             swiftSettings: strict
         ),
+        .target(
+            name: "CoexistEvents",
+            dependencies: [
+                "CoexistBridge", "CoexistRuntime", "CoexistHistory", "CoexistLegacyStore", "CoexistStore", "CoexistModel",
+                "CoexistSQLite",
+            ],
+            swiftSettings: strict
+        ),
         .target(name: "CoexistRuntime", dependencies: ["CSystemd"], swiftSettings: strict),
         .target(
             name: "CoexistDaemon",
             dependencies: [
-                "CoexistBridge", "CoexistRuntime", "CoexistStore", "CoexistLegacyStore", "CoexistHistory", "CoexistModel",
+                "CoexistEvents", "CoexistBridge", "CoexistRuntime", "CoexistStore", "CoexistLegacyStore", "CoexistHistory", "CoexistModel",
                 "CoexistSQLite",
             ],
             swiftSettings: strict
@@ -82,7 +90,7 @@ let package = Package(
             name: "coexistctl",
             dependencies: [
                 "CoexistLegacyStore", "CoexistStore", "CoexistHistory", "CoexistModel", "CoexistRuntime", "CoexistBridge",
-                "CoexistDaemon", "CoexistSQLite",
+                "CoexistDaemon", "CoexistEvents", "CoexistSQLite",
             ],
             swiftSettings: strict
         ),
@@ -147,6 +155,7 @@ let package = Package(
                 "TestSupport", "CoexistSQLite", "CoexistHistory", "CoexistLegacyStore", "CoexistStore", "coexistctl", "coexistd",
                 "coexist-test-helper",
             ],
+            exclude: ["Python"],
             swiftSettings: strict
         ),
     ]

@@ -1,4 +1,5 @@
 public import CoexistBridge
+import CoexistEvents
 import CoexistHistory
 import CoexistModel
 public import CoexistRuntime
@@ -24,8 +25,7 @@ public final class Daemon {
     let notifier = ServiceNotifier()
     var engine: SyncEngine?
     var connection: Connection?
-    var listener: UnixListener?
-    var clients: [Int32: ControlClient] = [:]
+    var server: EventServer?
     var statistics = Statistics()
     var lastDataVersion: Int64 = -1
     var backoff: UInt64 = 0
@@ -85,7 +85,22 @@ public final class Daemon {
     public func run(signals: SignalReceiver) -> ExitCode {
         do {
             try open()
-            listener = try bindSocket()
+            guard let engine else { return .software }
+            let server = try EventServer(
+                listener: try bindSocket(),
+                engine: engine,
+                limits: configuration.limits,
+                logger: logger
+            )
+            server.statusFields = { [unowned self] in
+                [
+                    ("mirrored", .integer(Int64(statistics.mirrored))),
+                    ("conflicts", .integer(Int64(statistics.conflicts))),
+                    ("parked", .integer(Int64(statistics.parked))), ("rate", .number(statistics.rate)),
+                    ("error", lastError.map { .string($0) } ?? .null),
+                ]
+            }
+            self.server = server
         } catch let error as ConfigError {
             logger.error(error.description)
             return .configuration
@@ -125,14 +140,11 @@ public final class Daemon {
             }
             var deadline = min(nextCheck, statistics.statusAt + 1_000_000_000)
             if watchdog != nil { deadline = min(deadline, nextWatchdog) }
+            if let server { deadline = min(deadline, server.nextDeadline(now: now)) }
             let timeout = busy ? 0 : Int32(clamping: (deadline > now ? deadline - now : 0) / 1_000_000)
             var descriptors = [pollfd(fd: watcher.descriptor, events: Int16(POLLIN), revents: 0)]
             descriptors.append(pollfd(fd: signals.descriptor, events: Int16(POLLIN), revents: 0))
-            if let listener { descriptors.append(pollfd(fd: listener.descriptor, events: Int16(POLLIN), revents: 0)) }
-            for client in clients.values {
-                let events = Int16(POLLIN) | (client.wantsToWrite ? Int16(POLLOUT) : 0)
-                descriptors.append(pollfd(fd: client.descriptor, events: events, revents: 0))
-            }
+            descriptors += server?.descriptors() ?? []
             let ready = poll(&descriptors, nfds_t(descriptors.count), timeout)
             if ready < 0 && errno != EINTR {
                 logger.error("poll failed: \(String(cString: strerror(errno)))")
@@ -153,16 +165,17 @@ public final class Daemon {
                             reload()
                         }
                     }
-                case listener?.descriptor:
-                    acceptClients()
                 default:
-                    serve(descriptor)
+                    server?.handle(descriptor, now: Monotonic.now())
                 }
             }
             if wake {
+                publish()  // commits by the apps reach subscribers before the bridge mirrors them
                 busy = mirrorIfChanged()
+                publish()
                 nextCheck = Monotonic.now() + (backoff > 0 ? backoff : configuration.pollInterval)
             }
+            server?.tick(now: Monotonic.now())
         }
     }
 
@@ -217,56 +230,12 @@ public final class Daemon {
         )
     }
 
-    func acceptClients() {
-        while let descriptor = listener?.accept() {
-            clients[descriptor] = ControlClient(descriptor: descriptor)
+    func publish() {
+        do {
+            try server?.publish(now: Monotonic.now())
+        } catch {
+            logger.warning("publishing events failed: \(error)")
         }
-    }
-
-    func serve(_ descriptor: pollfd) {
-        guard let client = clients[descriptor.fd] else { return }
-        if descriptor.revents & Int16(POLLOUT) != 0 { client.flush() }
-        if descriptor.revents & Int16(POLLIN | POLLHUP | POLLERR) != 0 {
-            for line in client.readLines() { respond(client, line) }
-        }
-        if client.closed { clients[descriptor.fd] = nil }
-    }
-
-    func respond(_ client: ControlClient, _ line: [UInt8]) {
-        struct Request: Decodable { var op: String }
-        guard String(validating: line, as: UTF8.self) != nil else {
-            client.send(["type": "error", "code": "invalid_utf8", "message": "requests are UTF-8 JSON"])
-            client.recordError()
-            return
-        }
-        guard let request = try? JSONDecoder().decode(Request.self, from: Data(line)) else {
-            client.send([
-                "type": "error", "code": "invalid_json", "message": "a request is one JSON object with an \"op\"",
-            ])
-            client.recordError()
-            return
-        }
-        switch request.op {
-        case "ping":
-            client.send(["type": "pong", "token": .integer((try? engine?.lastToken()) ?? 0)])
-        case "status":
-            client.send(status())
-        default:
-            client.send(["type": "error", "code": "unknown_op", "message": .string("unknown op \"\(request.op)\"")])
-            client.recordError()
-        }
-    }
-
-    func status() -> [String: JSONValue] {
-        let cursor = ((try? engine?.cursor()) ?? nil) ?? 0
-        let last = (try? engine?.lastToken()) ?? 0
-        return [
-            "type": "status", "cursor": .integer(cursor), "lastToken": .integer(last),
-            "lag": .integer(max(0, last - cursor)),
-            "mirrored": .integer(Int64(statistics.mirrored)), "conflicts": .integer(Int64(statistics.conflicts)),
-            "parked": .integer(Int64(statistics.parked)), "rate": .double(statistics.rate),
-            "error": lastError.map { .string($0) } ?? .null,
-        ]
     }
 
     func statusLine() -> String {
@@ -286,10 +255,23 @@ public final class Daemon {
         notifier.status(statusLine())
     }
 
+    /// Prunes history older than the retention that the bridge has mirrored and every durable consumer
+    /// (heard from within the consumer expiry) has acknowledged.
     func pruneHistory() throws {
         guard configuration.historyRetention > 0, let connection, let cursor = try engine?.cursor() else { return }
-        let before = TransactionWriter.now() - Double(configuration.historyRetention) / 1e9
-        let pruned = try HistoryPruner.prune(connection, upTo: cursor, olderThan: before)
+        let now = TransactionWriter.now()
+        let activeSince = configuration.consumerExpiry > 0 ? now - Double(configuration.consumerExpiry) / 1e9 : nil
+        try ConsumerTable.create(connection)
+        let consumers = try ConsumerTable.lowestNeeded(connection, activeSince: activeSince)
+        for name in consumers.expired {
+            logger.warning("durable consumer \(name) expired: it no longer holds history back")
+        }
+        let bound = min(cursor, consumers.token ?? cursor)
+        let pruned = try HistoryPruner.prune(
+            connection,
+            upTo: bound,
+            olderThan: now - Double(configuration.historyRetention) / 1e9
+        )
         if pruned > 0 { logger.info("pruned \(pruned) history transactions older than the retention") }
     }
 
@@ -305,6 +287,9 @@ public final class Daemon {
             configuration.historyRetention = fresh.historyRetention
             configuration.pollInterval = fresh.pollInterval
             configuration.logLevel = fresh.logLevel
+            configuration.limits = fresh.limits
+            configuration.consumerExpiry = fresh.consumerExpiry
+            server?.limits = fresh.limits
             logger.level = fresh.logLevel
             engine?.configuration = configuration.bridge
             if !reloadable.isEmpty { logger.notice("reloaded: \(reloadable.joined(separator: ", "))") }
@@ -318,11 +303,8 @@ public final class Daemon {
 
     func shutdown() {
         notifier.stopping(status: "stopping at cursor \(((try? engine?.cursor()) ?? nil) ?? 0)")
-        for client in clients.values {
-            client.send(["type": "shutdown", "message": "coexistd is stopping"])
-        }
-        clients.removeAll()
-        listener = nil
+        server?.shutdown()
+        server = nil
         logger.notice("coexistd stopped")
     }
 

@@ -1,4 +1,5 @@
 public import CoexistBridge
+public import CoexistEvents
 public import CoexistRuntime
 public import CoexistStore
 
@@ -32,12 +33,19 @@ public struct DaemonConfiguration: Sendable {
     public var logLevel: LogLevel = .info
     /// Name overrides of the new schema.
     public var overrides = SchemaOverrides()
+    /// Event server limits and access control.
+    public var limits = EventServer.Limits()
+    /// A durable consumer not heard from for longer than this (nanoseconds) no longer holds history back
+    /// from pruning (logged); 0: never.
+    public var consumerExpiry: UInt64 = 0
     /// Where each key was set, for messages (`file:line` or `command line: --key`).
     public var locations: [String: String] = [:]
 
     /// Keys a SIGHUP can change without a restart.
     public static let reloadableKeys: Set<String> = [
         "conflict-policy", "batch-size", "initial-sync-chunk", "history-retention", "poll-interval", "log-level",
+        "allow-uids", "allow-gids", "max-clients", "max-line-length", "request-timeout", "queue-limit",
+        "heartbeat-interval", "consumer-expiry",
     ]
 
     /// Every top-level key.
@@ -97,6 +105,18 @@ public struct DaemonConfiguration: Sendable {
             }
             logLevel = level
         case "author": bridge.author = try entry.nonEmpty()
+        case "allow-uids": limits.allowUIDs = try entry.integerList()
+        case "allow-gids": limits.allowGIDs = try entry.integerList()
+        case "max-clients": limits.maxClients = try entry.integer(in: 1...100_000)
+        case "max-line-length": limits.maxLineLength = try entry.integer(in: 256...16_777_216)
+        case "request-timeout": limits.requestTimeout = try entry.duration()
+        case "queue-limit": limits.queueLimit = try entry.integer(in: 16...10_000_000)
+        case "heartbeat-interval":
+            limits.heartbeatInterval = try entry.duration()
+            guard limits.heartbeatInterval >= 100_000_000 else {
+                throw ConfigError(entry, "heartbeat-interval must be at least 100ms")
+            }
+        case "consumer-expiry": consumerExpiry = try entry.duration()
         default: throw ConfigError(entry, "unknown key \"\(entry.key)\"")
         }
     }
@@ -175,6 +195,14 @@ public struct DaemonConfiguration: Sendable {
         if historyRetention != other.historyRetention { changed.append("history-retention") }
         if pollInterval != other.pollInterval { changed.append("poll-interval") }
         if logLevel != other.logLevel { changed.append("log-level") }
+        if limits.allowUIDs != other.limits.allowUIDs { changed.append("allow-uids") }
+        if limits.allowGIDs != other.limits.allowGIDs { changed.append("allow-gids") }
+        if limits.maxClients != other.limits.maxClients { changed.append("max-clients") }
+        if limits.maxLineLength != other.limits.maxLineLength { changed.append("max-line-length") }
+        if limits.requestTimeout != other.limits.requestTimeout { changed.append("request-timeout") }
+        if limits.queueLimit != other.limits.queueLimit { changed.append("queue-limit") }
+        if limits.heartbeatInterval != other.limits.heartbeatInterval { changed.append("heartbeat-interval") }
+        if consumerExpiry != other.consumerExpiry { changed.append("consumer-expiry") }
         return (
             changed.filter { Self.reloadableKeys.contains($0) }, changed.filter { !Self.reloadableKeys.contains($0) }
         )

@@ -1,7 +1,9 @@
+import CoexistEvents
 import CoexistHistory
 import CoexistLegacyStore
 import CoexistModel
 import CoexistRuntime
+import CoexistSQLite
 
 /// `coexistctl history list|show`.
 enum HistoryCommand: Subcommand {
@@ -10,11 +12,14 @@ enum HistoryCommand: Subcommand {
     static let usage = """
         usage: coexistctl history list STORE [--since TOKEN] [--limit N] [--model PATH] [--json]
                coexistctl history show STORE TOKEN [--model PATH] [--json]
+               coexistctl history prune STORE --before TOKEN [--ignore-consumers]
 
         list   one line per transaction after TOKEN (default: all): token, time, author, process and
                change counts; with --json, one JSON object per line (NDJSON)
         show   one transaction with every change: entity, object key, type, changed properties (decoded
                from ZCOLUMNS) and, for deletes, the preserved tombstone values
+        prune  delete the transactions before TOKEN (with their changes), but never one the bridge has not
+               mirrored or a durable consumer has not acknowledged (unless --ignore-consumers)
 
           --since TOKEN  only transactions with a greater token
           --limit N      at most N transactions
@@ -23,7 +28,11 @@ enum HistoryCommand: Subcommand {
         """
 
     static func run(_ arguments: [String]) throws -> ExitCode {
-        let parsed = try ArgumentParser(arguments, flags: ["json"], options: ["since", "limit", "model"])
+        let parsed = try ArgumentParser(
+            arguments,
+            flags: ["json", "ignore-consumers"],
+            options: ["since", "limit", "model", "before"]
+        )
         guard let verb = parsed.positionals.first else { throw ArgumentParser.UsageError("missing list or show") }
         let model = try parsed.option("model").map { try XCDataModelReader.read(path: $0) }
         switch verb {
@@ -51,8 +60,30 @@ enum HistoryCommand: Subcommand {
                     ? try JSONOutput.encode(HistoryTransactionDetail(transaction)) : HistoryText.detail(transaction)
             )
             return .success
+        case "prune":
+            let path = try parsed.positionals(min: 2, max: 2)[1]
+            guard let before = try integer(parsed.option("before"), name: "before") else {
+                throw ArgumentParser.UsageError("prune needs --before TOKEN")
+            }
+            let connection = try Connection(path: path)
+            var bound = before - 1
+            if try connection.tableExists("coexist_bridge") {
+                bound = min(
+                    bound,
+                    try connection.scalar("SELECT cursor FROM coexist_bridge WHERE id = 1").integerValue ?? 0
+                )
+            }
+            if !parsed.flag("ignore-consumers"), try connection.tableExists("coexist_consumer") {
+                if let needed = try ConsumerTable.lowestNeeded(connection, activeSince: nil).token {
+                    bound = min(bound, needed)
+                }
+            }
+            let pruned = try HistoryPruner.prune(connection, upTo: bound)
+            let oldest = try HistoryPruner.oldestToken(connection).map(String.init) ?? "none"
+            StandardStreams.out("pruned \(pruned) transactions (through token \(bound)); oldest token now \(oldest)")
+            return .success
         default:
-            throw ArgumentParser.UsageError("unknown history command \"\(verb)\" (list or show)")
+            throw ArgumentParser.UsageError("unknown history command \"\(verb)\" (list, show or prune)")
         }
     }
 

@@ -16,6 +16,8 @@ import Testing
         for key in [
             "database", "model", "socket", "socket-mode", "socket-group", "conflict-policy", "batch-size",
             "initial-sync-chunk", "history-retention", "poll-interval", "busy-timeout", "log-level", "author",
+            "allow-uids", "allow-gids", "max-clients", "max-line-length", "request-timeout", "queue-limit",
+            "heartbeat-interval", "consumer-expiry",
         ] {
             #expect(text.contains("\n\(key) ="), "\(key) is documented")
         }

@@ -63,7 +63,9 @@ import Testing
         let mirrorTokens =
             try connection.scalar("SELECT count(DISTINCT mirror_token) FROM coexist_mirror").integerValue ?? 0
         #expect(sources > 100)
-        #expect(mirrors <= sources && mirrors > sources / 2)
+        // Refused or no-op saves and deletes of objects the other side never saw mirror nothing, so
+        // only the bounds hold: at most one mirror per source transaction, and some work happened.
+        #expect(mirrors <= sources && mirrors > 0)
         #expect(mirrorTokens == mirrors)
         #expect(try connection.scalar("SELECT count(*) FROM coexist_parked") == .integer(0))
     }
@@ -161,7 +163,9 @@ import Testing
             ["--database", path, "--model", v1, "--socket", directory.file("c.sock")]
         )
         #expect(result.status == 78)
-        #expect(result.stderr.contains("TaskModel.xcdatamodel/contents (version 1.0.0) does not match the store's model"))
+        #expect(
+            result.stderr.contains("TaskModel.xcdatamodel/contents (version 1.0.0) does not match the store's model")
+        )
         #expect(result.stderr.contains("version 2.0.0"))
     }
 
@@ -169,7 +173,10 @@ import Testing
     @Test func foreignDatabaseIsRefused() throws {
         let directory = try TemporaryDirectory()
         let path = try directory.write("notes.sqlite", Array(String(repeating: "text ", count: 100).utf8))
-        let result = try ProductProcess.run("coexistd", ["--database", path, "--socket", directory.file("c.sock"), "--once"])
+        let result = try ProductProcess.run(
+            "coexistd",
+            ["--database", path, "--socket", directory.file("c.sock"), "--once"]
+        )
         #expect(result.status == 65)
         #expect(result.stderr.contains("notes.sqlite"))
     }

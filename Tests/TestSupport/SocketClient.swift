@@ -5,7 +5,7 @@ import Glibc
 #endif
 
 /// A blocking newline-JSON client of the daemon's Unix socket, for tests.
-public final class SocketClient {
+public final class SocketClient: @unchecked Sendable {
     let descriptor: Int32
     private var buffer: [UInt8] = []
 
@@ -25,7 +25,7 @@ public final class SocketClient {
                 }
             }
             if result == 0 {
-                var time = timeval(tv_sec: 10, tv_usec: 0)
+                var time = timeval(tv_sec: 5, tv_usec: 0)
                 setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &time, socklen_t(MemoryLayout<timeval>.size))
                 self.descriptor = descriptor
                 return
@@ -37,6 +37,9 @@ public final class SocketClient {
     }
 
     deinit { close(descriptor) }
+
+    /// The socket descriptor, for tests that write raw bytes.
+    public var rawDescriptor: Int32 { descriptor }
 
     /// Sends raw bytes.
     public func send(_ text: String) {

@@ -1,0 +1,52 @@
+public import CoexistSQLite
+
+/// Durable named consumers: the last token each has acknowledged, in `coexist_consumer`. History a durable
+/// consumer has not acknowledged is never pruned, unless the consumer has not been heard from for longer
+/// than the configured expiry (then it is logged and ignored).
+public enum ConsumerTable {
+    static let createSQL = """
+        CREATE TABLE IF NOT EXISTS coexist_consumer (
+            name TEXT PRIMARY KEY,
+            acked INTEGER NOT NULL,
+            updated_at REAL NOT NULL
+        ) STRICT
+        """
+
+    /// Creates the table when absent.
+    public static func create(_ connection: Connection) throws { try connection.execute(createSQL) }
+
+    /// The acknowledged token of `name`, nil for a new consumer.
+    public static func acked(_ connection: Connection, name: String) throws -> Int64? {
+        try connection.scalar("SELECT acked FROM coexist_consumer WHERE name = ?", [.text(name)]).integerValue
+    }
+
+    /// Records `token` as acknowledged by `name` (never moving backwards).
+    public static func ack(_ connection: Connection, name: String, token: Int64, now: Double) throws {
+        try connection.run(
+            """
+            INSERT INTO coexist_consumer (name, acked, updated_at) VALUES (?1, ?2, ?3)
+            ON CONFLICT (name) DO UPDATE SET acked = max(acked, ?2), updated_at = ?3
+            """,
+            [.text(name), .integer(token), .real(now)]
+        )
+    }
+
+    /// The lowest token any consumer heard from since `since` (seconds since 2001) still needs; nil when
+    /// there is none. Consumers quiet for longer are returned in `expired`.
+    public static func lowestNeeded(
+        _ connection: Connection,
+        activeSince since: Double?
+    ) throws -> (token: Int64?, expired: [String]) {
+        var lowest: Int64?
+        var expired: [String] = []
+        for row in try connection.rows("SELECT name, acked, updated_at FROM coexist_consumer") {
+            let acked = row[1].integerValue ?? 0
+            if let since, (row[2].numericValue ?? 0) < since {
+                expired.append(row[0].textValue ?? "")
+                continue
+            }
+            lowest = min(lowest ?? acked, acked)
+        }
+        return (lowest, expired)
+    }
+}

@@ -1,0 +1,108 @@
+import FoundationEssentials
+
+/// One request on the socket: a JSON object with an `"op"` (see the README's "Event protocol").
+public struct EventRequest: Decodable, Sendable {
+    /// Where a subscription starts.
+    public enum Since: Sendable, Equatable, Decodable {
+        /// After this token (0: from the beginning).
+        case token(Int64)
+        /// From the next commit on.
+        case now
+
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.singleValueContainer()
+            if let token = try? container.decode(Int64.self), token >= 0 {
+                self = .token(token)
+            } else if (try? container.decode(String.self)) == "now" {
+                self = .now
+            } else {
+                throw DecodingError.dataCorruptedError(
+                    in: container,
+                    debugDescription: "since is a token (a number ≥ 0) or \"now\""
+                )
+            }
+        }
+    }
+
+    public var op: String
+    public var since: Since?
+    public var name: String?
+    public var entities: [String]?
+    public var sides: [String]?
+    public var authors: [String]?
+    public var types: [String]?
+    public var values: Bool?
+    public var mirrors: Bool?
+    public var token: Int64?
+    public var timeout: Int?
+
+    /// Decodes one request line; the error says what is wrong, for the client.
+    public static func decode(_ line: [UInt8]) -> Result<EventRequest, EventError> {
+        guard String(validating: line, as: UTF8.self) != nil else {
+            return .failure(EventError(code: .invalidUTF8, message: "requests are UTF-8 JSON"))
+        }
+        do {
+            return .success(try JSONDecoder().decode(EventRequest.self, from: Data(line)))
+        } catch DecodingError.keyNotFound(let key, _) {
+            return .failure(EventError(code: .invalidRequest, message: "missing \"\(key.stringValue)\""))
+        } catch DecodingError.typeMismatch(_, let context), DecodingError.dataCorrupted(let context) {
+            let field = context.codingPath.map(\.stringValue).joined(separator: ".")
+            if field.isEmpty {
+                return .failure(EventError(code: .invalidJSON, message: "a request is one JSON object with an \"op\""))
+            }
+            return .failure(EventError(code: .invalidRequest, message: "\(field): \(context.debugDescription)"))
+        } catch {
+            return .failure(EventError(code: .invalidJSON, message: "a request is one JSON object with an \"op\""))
+        }
+    }
+}
+
+/// An error sent to a client: a stable code and a message.
+public struct EventError: Error, Sendable, Equatable {
+    /// Stable error codes of the protocol.
+    public enum Code: String, Sendable {
+        case invalidUTF8 = "invalid_utf8"
+        case invalidJSON = "invalid_json"
+        case invalidRequest = "invalid_request"
+        case unknownOp = "unknown_op"
+        case lineTooLong = "line_too_long"
+        case tokenExpired = "token_expired"
+        case forbidden
+        case tooManyClients = "too_many_clients"
+        case timeout
+        case requestTimeout = "request_timeout"
+        case notSubscribed = "not_subscribed"
+        case alreadySubscribed = "already_subscribed"
+        case unknownEntity = "unknown_entity"
+        case internalError = "internal"
+    }
+
+    public var code: Code
+    public var message: String
+    /// For `token_expired`: the oldest token still available.
+    public var oldest: Int64?
+
+    public init(code: Code, message: String, oldest: Int64? = nil) {
+        self.code = code
+        self.message = message
+        self.oldest = oldest
+    }
+
+    /// The wire line.
+    public var line: [UInt8] {
+        var writer = JSONWriter()
+        writer.beginObject()
+        writer.key("type")
+        writer.string("error")
+        writer.key("code")
+        writer.string(code.rawValue)
+        writer.key("message")
+        writer.string(message)
+        if let oldest {
+            writer.key("oldest")
+            writer.integer(oldest)
+        }
+        writer.endObject()
+        return writer.line
+    }
+}

@@ -1,0 +1,259 @@
+import CoexistBridge
+import CoexistHistory
+import CoexistSQLite
+
+extension EventServer {
+    func subscribe(_ client: EventClient, _ request: EventRequest) throws {
+        guard client.subscription == nil else {
+            throw EventError(code: .alreadySubscribed, message: "this connection is already subscribed")
+        }
+        let model = engine.new.model
+        for entity in request.entities ?? [] where model.entity(named: entity) == nil {
+            throw EventError(code: .unknownEntity, message: "no entity named \(entity)")
+        }
+        var sides: Set<Side>?
+        if let names = request.sides {
+            sides = Set(
+                try names.map { name throws(EventError) -> Side in
+                    guard let side = Side(rawValue: name) else {
+                        throw EventError(
+                            code: .invalidRequest,
+                            message: "sides are \"legacy\" and \"new\", not \"\(name)\""
+                        )
+                    }
+                    return side
+                }
+            )
+        }
+        var types: Set<ChangeType>?
+        if let names = request.types {
+            types = Set(
+                try names.map { name throws(EventError) -> ChangeType in
+                    guard let type = ChangeType.allCases.first(where: { $0.description == name }) else {
+                        throw EventError(
+                            code: .invalidRequest,
+                            message: "types are insert, update and delete, not \"\(name)\""
+                        )
+                    }
+                    return type
+                }
+            )
+        }
+        if let name = request.name, name.isEmpty || name.utf8.count > 200 {
+            throw EventError(code: .invalidRequest, message: "a consumer name has 1 to 200 bytes")
+        }
+        var position: Int64
+        switch request.since {
+        case .token(let token)?: position = token
+        case .now?: position = published
+        case nil:
+            position = try request.name.flatMap { try ConsumerTable.acked(engine.connection, name: $0) } ?? published
+        }
+        position = min(position, published)
+        if let oldest = try source.oldestToken(), position + 1 < oldest, position < published {
+            throw EventError(code: .tokenExpired, message: "history after token \(position) was pruned", oldest: oldest)
+        }
+        if let name = request.name, try ConsumerTable.acked(engine.connection, name: name) == nil {
+            try ConsumerTable.ack(engine.connection, name: name, token: position, now: TransactionWriter.now())
+        }
+        var entities: Set<String>?
+        if let names = request.entities {
+            // An entity selects its sub-entities too.
+            entities = Set(
+                names.flatMap { name in model.entity(named: name).map { model.hierarchy(from: $0).map(\.name) } ?? [] }
+            )
+        }
+        client.subscription = EventClient.Subscription(
+            name: request.name,
+            entities: entities,
+            sides: sides,
+            authors: request.authors.map(Set.init),
+            types: types,
+            values: request.values ?? false,
+            mirrors: request.mirrors ?? false,
+            position: position,
+            live: false
+        )
+        client.delivered = position
+        var writer = JSONWriter()
+        writer.beginObject()
+        writer.key("type")
+        writer.string("subscribed")
+        writer.key("since")
+        writer.integer(position)
+        writer.key("token")
+        writer.integer(published)
+        writer.key("name")
+        writer.string(request.name)
+        writer.endObject()
+        client.send(writer.line)
+        try fillBacklog(client)
+    }
+
+    /// Whether `event` passes the subscription's filters.
+    func matches(_ event: EncodedEvent, _ subscription: EventClient.Subscription) -> Bool {
+        if event.isMirror && !subscription.mirrors { return false }
+        if let entities = subscription.entities, !entities.contains(event.entity ?? "") { return false }
+        if let sides = subscription.sides, !sides.contains(event.side) { return false }
+        if let authors = subscription.authors, !authors.contains(event.author ?? "") { return false }
+        if let types = subscription.types, !types.contains(event.change) { return false }
+        return true
+    }
+
+    /// Queues `events`, or, when the subscriber's queue is full, tells it it lagged and disconnects it.
+    /// Returns false after a lag.
+    func deliver(_ events: [EncodedEvent], to client: EventClient) -> Bool {
+        guard let subscription = client.subscription else { return true }
+        for event in events where matches(event, subscription) {
+            guard client.queuedEvents < limits.queueLimit else {
+                lag(client)
+                return false
+            }
+            client.send(subscription.values ? (event.withValues ?? event.plain) : event.plain, token: event.token)
+        }
+        return true
+    }
+
+    func lag(_ client: EventClient) {
+        client.dropUnsentEvents()
+        client.send(
+            JSONWriter.message([
+                "type": "lagged", "token": .integer(client.delivered),
+                "message": .string(
+                    "the subscriber fell more than \(limits.queueLimit) events behind; resume with since = token"
+                ),
+            ])
+        )
+        client.subscription = nil
+        client.closing = true
+        logger.warning("a subscriber lagged and was disconnected", fields: ["COEXIST_TOKEN": "\(client.delivered)"])
+    }
+
+    /// Sends a catching-up subscriber its backlog from the database, a page at a time while its queue has
+    /// room; switches it to live (with `end_of_backlog`) once it reaches what is published.
+    func fillBacklog(_ client: EventClient) throws {
+        while var subscription = client.subscription, !subscription.live, client.queuedEvents < limits.queueLimit / 2 {
+            if subscription.position >= published {
+                subscription.live = true
+                client.subscription = subscription
+                client.send(JSONWriter.message(["type": "end_of_backlog", "token": .integer(subscription.position)]))
+                return
+            }
+            if let oldest = try source.oldestToken(), subscription.position + 1 < oldest {
+                client.send(
+                    EventError(
+                        code: .tokenExpired,
+                        message: "history after token \(subscription.position) was pruned",
+                        oldest: oldest
+                    ).line
+                )
+                client.subscription = nil
+                client.closing = true
+                return
+            }
+            let page = try source.transactions(after: subscription.position, through: published, limit: 64)
+            for transaction in page {
+                let events = try source.events(transaction, values: subscription.values)
+                guard deliver(events, to: client) else { return }
+                subscription.position = transaction.token
+            }
+            if page.isEmpty { subscription.position = published }
+            client.subscription = subscription
+        }
+    }
+
+    /// Gives live subscribers the events of every transaction committed since the last call, in token order.
+    public func publish(now: UInt64) throws {
+        let last = try source.lastToken()
+        while published < last {
+            let page = try source.transactions(after: published, through: last, limit: 256)
+            guard !page.isEmpty else {
+                published = last
+                break
+            }
+            let live = clients.values.filter { $0.subscription?.live == true && $0.subscription?.position == published }
+            let wantsValues = live.contains { $0.subscription?.values == true }
+            for transaction in page {
+                let events = live.isEmpty ? [] : try source.events(transaction, values: wantsValues)
+                for client in live where client.subscription?.live == true {
+                    if deliver(events, to: client) { client.subscription?.position = transaction.token }
+                }
+                published = transaction.token
+            }
+        }
+        for client in clients.values where client.closed { remove(client) }
+    }
+
+    /// Periodic work: backlogs, `wait` replies, request timeouts, heartbeats.
+    public func tick(now: UInt64) {
+        for client in Array(clients.values) {
+            if client.subscription?.live == false {
+                do {
+                    try fillBacklog(client)
+                } catch {
+                    fail(client, EventError(code: .internalError, message: "\(error)"))
+                }
+            }
+            if let since = client.inputSince, now > since + limits.requestTimeout {
+                client.input.removeAll()
+                client.inputSince = nil
+                client.send(
+                    EventError(code: .requestTimeout, message: "a request line must arrive within the request timeout")
+                        .line
+                )
+                client.closing = true
+                client.flush()
+            }
+            if client.subscription != nil, now > client.lastHeartbeat + limits.heartbeatInterval {
+                client.lastHeartbeat = now
+                client.send(JSONWriter.message(["type": "heartbeat", "token": .integer(published)]))
+            }
+            if client.closed { remove(client) }
+        }
+        tickWaits(now: now)
+    }
+
+    func tickWaits(now: UInt64) {
+        guard !waits.isEmpty, let cursor = try? engine.cursor() ?? 0 else { return }
+        var remaining: [(client: Int32, token: Int64, deadline: UInt64)] = []
+        for wait in waits {
+            guard let client = clients[wait.client] else { continue }
+            if cursor >= wait.token {
+                client.send(
+                    JSONWriter.message(["type": "waited", "token": .integer(wait.token), "cursor": .integer(cursor)])
+                )
+            } else if now >= wait.deadline {
+                client.send(
+                    EventError(code: .timeout, message: "token \(wait.token) not mirrored in time (cursor \(cursor))")
+                        .line
+                )
+            } else {
+                remaining.append(wait)
+            }
+        }
+        waits = remaining
+    }
+
+    /// The nearest time `tick` has work (a wait's deadline, a heartbeat), for the poll timeout.
+    public func nextDeadline(now: UInt64) -> UInt64 {
+        var next = now + limits.heartbeatInterval
+        for wait in waits { next = min(next, wait.deadline) }
+        if clients.values.contains(where: { $0.subscription?.live == false || $0.inputSince != nil }) {
+            next = min(next, now + 50_000_000)
+        }
+        return next
+    }
+
+    /// Tells every client the server stops, and closes them.
+    public func shutdown() {
+        for client in clients.values {
+            client.send(
+                JSONWriter.message([
+                    "type": "shutdown", "token": .integer(published), "message": "coexistd is stopping",
+                ])
+            )
+        }
+        clients.removeAll()
+        waits.removeAll()
+    }
+}

@@ -1,0 +1,212 @@
+public import CoexistBridge
+import CoexistHistory
+public import CoexistRuntime
+import CoexistSQLite
+
+#if canImport(Glibc)
+public import Glibc
+#endif
+
+/// The change-event server on the daemon's Unix socket (protocol in the README's "Event protocol").
+///
+/// Driven by the daemon's poll loop on the daemon's thread: ``descriptors()`` to poll, ``handle(_:now:)``
+/// for what is ready, ``publish(now:)`` after commits, ``tick(now:)`` for backlogs, waits, timeouts and
+/// heartbeats. Every write is non-blocking and every queue bounded: a slow or hostile client can only
+/// lose its own connection.
+public final class EventServer {
+    /// Limits and access control.
+    public struct Limits: Sendable {
+        public var maxClients = 1_024
+        public var maxLineLength = 65_536
+        /// A request line must complete within this time (nanoseconds).
+        public var requestTimeout: UInt64 = 10_000_000_000
+        /// Events queued for one subscriber before it is told it lagged and disconnected.
+        public var queueLimit = 10_000
+        /// Heartbeat interval (nanoseconds).
+        public var heartbeatInterval: UInt64 = 5_000_000_000
+        /// When either list is non-empty, a peer must have one of these uids or gids (SO_PEERCRED).
+        public var allowUIDs: [UInt32] = []
+        public var allowGIDs: [UInt32] = []
+        /// Errors after which a connection is closed.
+        public var maxErrors = 5
+
+        public init() {}
+    }
+
+    let listener: UnixListener
+    let engine: SyncEngine
+    let source: EventSource
+    /// Limits; changeable on reload.
+    public var limits: Limits
+    let logger: Logger
+    /// Extra fields of `status` replies (the daemon's counters).
+    public var statusFields: () -> [(String, JSONField)] = { [] }
+    var clients: [Int32: EventClient] = [:]
+    /// The last token whose events live subscribers have been given.
+    public internal(set) var published: Int64
+    var waits: [(client: Int32, token: Int64, deadline: UInt64)] = []
+
+    /// A server on `listener` for the bridge's database.
+    public init(listener: UnixListener, engine: SyncEngine, limits: Limits, logger: Logger) throws {
+        self.listener = listener
+        self.engine = engine
+        self.limits = limits
+        self.logger = logger
+        source = try EventSource(engine: engine)
+        try ConsumerTable.create(engine.connection)
+        published = try source.lastToken()
+    }
+
+    /// Connected clients.
+    public var clientCount: Int { clients.count }
+
+    /// What to poll: the listener and every client (for writing when it has queued output).
+    public func descriptors() -> [pollfd] {
+        var result = [pollfd(fd: listener.descriptor, events: Int16(POLLIN), revents: 0)]
+        for client in clients.values {
+            result.append(
+                pollfd(
+                    fd: client.descriptor,
+                    events: Int16(POLLIN) | (client.wantsToWrite ? Int16(POLLOUT) : 0),
+                    revents: 0
+                )
+            )
+        }
+        return result
+    }
+
+    /// Handles a ready descriptor; returns false when it is not the server's.
+    @discardableResult
+    public func handle(_ descriptor: pollfd, now: UInt64) -> Bool {
+        if descriptor.fd == listener.descriptor {
+            accept(now: now)
+            return true
+        }
+        guard let client = clients[descriptor.fd] else { return false }
+        if descriptor.revents & Int16(POLLOUT) != 0 { client.flush() }
+        if descriptor.revents & Int16(POLLIN | POLLHUP | POLLERR) != 0 {
+            for line in client.readLines(limit: limits.maxLineLength, now: now) where !client.closing || client.closed {
+                respond(client, line, now: now)
+            }
+        }
+        if client.closed { remove(client) }
+        return true
+    }
+
+    private func accept(now: UInt64) {
+        while let descriptor = listener.accept() {
+            let client = EventClient(descriptor: descriptor, now: now)
+            guard clients.count < limits.maxClients else {
+                client.send(
+                    EventError(code: .tooManyClients, message: "the server has \(limits.maxClients) clients").line
+                )
+                logger.warning("refused a client: \(limits.maxClients) clients connected")
+                continue
+            }
+            if !limits.allowUIDs.isEmpty || !limits.allowGIDs.isEmpty {
+                guard let credentials = client.credentials,
+                    limits.allowUIDs.contains(credentials.uid) || limits.allowGIDs.contains(credentials.gid)
+                else {
+                    client.send(EventError(code: .forbidden, message: "this uid and gid may not use the socket").line)
+                    logger.warning(
+                        "refused a peer not in the allowlist",
+                        fields: [
+                            "COEXIST_PEER_UID": "\(client.credentials?.uid ?? 0)",
+                            "COEXIST_PEER_PID": "\(client.credentials?.pid ?? 0)",
+                        ]
+                    )
+                    continue
+                }
+            }
+            clients[descriptor] = client
+        }
+    }
+
+    /// Forgets a closed client, after reading what it sent last: a peer that closes right after its
+    /// requests (acknowledgements) must still have them applied.
+    func remove(_ client: EventClient) {
+        guard clients[client.descriptor] === client else { return }
+        for line in client.readLines(limit: limits.maxLineLength, now: 0) {
+            if case .success(let request) = EventRequest.decode(line), request.op == "ack", let token = request.token,
+                let name = client.subscription?.name
+            {
+                try? ConsumerTable.ack(engine.connection, name: name, token: token, now: TransactionWriter.now())
+            }
+        }
+        clients[client.descriptor] = nil
+        waits.removeAll { $0.client == client.descriptor }
+    }
+
+    func fail(_ client: EventClient, _ error: EventError) {
+        client.send(error.line)
+        client.recordError(limit: limits.maxErrors)
+    }
+
+    private func respond(_ client: EventClient, _ line: [UInt8], now: UInt64) {
+        let request: EventRequest
+        switch EventRequest.decode(line) {
+        case .success(let decoded): request = decoded
+        case .failure(let error):
+            fail(client, error)
+            return
+        }
+        do {
+            switch request.op {
+            case "ping":
+                client.send(JSONWriter.message(["type": "pong", "token": .integer(published)]))
+            case "status":
+                client.send(try statusLine())
+            case "subscribe":
+                try subscribe(client, request)
+            case "ack":
+                guard let name = client.subscription?.name else {
+                    fail(client, EventError(code: .notSubscribed, message: "ack needs a subscription with a name"))
+                    return
+                }
+                guard let token = request.token, token >= 0 else {
+                    fail(client, EventError(code: .invalidRequest, message: "ack needs a token"))
+                    return
+                }
+                try ConsumerTable.ack(engine.connection, name: name, token: token, now: TransactionWriter.now())
+                client.send(JSONWriter.message(["type": "acked", "name": .string(name), "token": .integer(token)]))
+            case "wait":
+                guard let token = request.token, token >= 0 else {
+                    fail(client, EventError(code: .invalidRequest, message: "wait needs a token"))
+                    return
+                }
+                let timeout = UInt64(min(max(request.timeout ?? 10_000, 0), 600_000)) * 1_000_000
+                waits.append((client.descriptor, token, now + timeout))
+                tickWaits(now: now)
+            default:
+                fail(client, EventError(code: .unknownOp, message: "unknown op \"\(request.op)\""))
+            }
+        } catch let error as EventError {
+            fail(client, error)
+        } catch {
+            fail(client, EventError(code: .internalError, message: "\(error)"))
+        }
+    }
+
+    private func statusLine() throws -> [UInt8] {
+        let cursor = try engine.cursor() ?? 0
+        let last = try source.lastToken()
+        var writer = JSONWriter()
+        writer.beginObject()
+        for (name, value) in [
+            ("type", JSONField.string("status")), ("cursor", .integer(cursor)), ("lastToken", .integer(last)),
+            ("lag", .integer(max(0, last - cursor))), ("published", .integer(published)),
+            ("clients", .integer(Int64(clients.count))),
+        ] + statusFields() {
+            writer.key(name)
+            switch value {
+            case .string(let text): writer.string(text)
+            case .integer(let number): writer.integer(number)
+            case .number(let number): writer.number(number)
+            case .bool(let flag): writer.bool(flag)
+            case .null: writer.null()
+            }
+        }
+        writer.endObject()
+        return writer.line
+    }
+}

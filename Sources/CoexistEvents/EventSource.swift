@@ -1,0 +1,182 @@
+public import CoexistBridge
+public import CoexistHistory
+import CoexistLegacyStore
+import CoexistModel
+import CoexistSQLite
+import CoexistStore
+
+/// One change as it goes to subscribers, encoded once.
+public struct EncodedEvent: Sendable {
+    /// The transaction's token.
+    public var token: Int64
+    /// What filters look at.
+    public var entity: String?
+    public var side: Side
+    public var author: String?
+    public var change: ChangeType
+    /// Whether the bridge wrote it (a mirror).
+    public var isMirror: Bool
+    /// The event line without values, and with them when asked for.
+    public var plain: [UInt8]
+    public var withValues: [UInt8]?
+}
+
+/// Turns history transactions into events: token, time, author, side, entity in both schemas, identity,
+/// legacy `Z_PK`, change type, changed properties and, on request, values.
+public final class EventSource {
+    let engine: SyncEngine
+    let reader: HistoryReader
+
+    /// A source over the bridge's database.
+    public init(engine: SyncEngine) throws {
+        self.engine = engine
+        reader = try HistoryReader(connection: engine.connection, decoder: StoreChangeDecoder(store: engine.legacy))
+    }
+
+    /// The highest token committed.
+    public func lastToken() throws -> Int64 { try reader.lastToken() }
+
+    /// The oldest token still in the history (nil when empty).
+    public func oldestToken() throws -> Int64? { try HistoryPruner.oldestToken(engine.connection) }
+
+    /// Transactions with tokens in (`after`, `through`], at most `limit`.
+    public func transactions(after: Int64, through: Int64, limit: Int) throws -> [HistoryTransaction] {
+        guard through > after else { return [] }
+        return try reader.transactions(after: after, limit: limit).filter { $0.token <= through }
+    }
+
+    /// The events of one transaction.
+    public func events(_ transaction: HistoryTransaction, values: Bool) throws -> [EncodedEvent] {
+        let isMirror = transaction.author == engine.configuration.author
+        var events: [EncodedEvent] = []
+        for (index, change) in transaction.changes.enumerated() {
+            var id = change.objectID
+            var pk = change.objectPK
+            if let entity = change.entity {
+                if change.side == .legacy, let objectPK = change.objectPK {
+                    id = try engine.identity(ofLegacy: entity, pk: objectPK) ?? tombstoneIdentity(change)
+                } else if change.side == .new, let objectID = change.objectID {
+                    pk = try engine.legacyPK(ofNew: entity, id: objectID)
+                }
+            }
+            let plain = line(transaction, change, index: index, id: id, pk: pk, values: nil)
+            var withValues: [UInt8]?
+            if values {
+                withValues = line(
+                    transaction,
+                    change,
+                    index: index,
+                    id: id,
+                    pk: pk,
+                    values: try currentValues(change, id: id)
+                )
+            }
+            events.append(
+                EncodedEvent(
+                    token: transaction.token,
+                    entity: change.entity,
+                    side: change.side,
+                    author: transaction.author,
+                    change: change.type,
+                    isMirror: isMirror,
+                    plain: plain,
+                    withValues: withValues
+                )
+            )
+        }
+        return events
+    }
+
+    private func tombstoneIdentity(_ change: HistoryChange) -> String? {
+        guard let entity = change.entity, case .uuidAttribute(let name)? = engine.new.schema.entities[entity]?.identity,
+            case .uuid(let bytes)? = change.tombstone[name]
+        else { return nil }
+        return UUIDText.text(bytes)
+    }
+
+    /// The object's values now: all attributes for inserts, the changed ones for updates, the tombstone for deletes.
+    private func currentValues(_ change: HistoryChange, id: String?) throws -> [String: AttributeValue] {
+        if change.type == .delete { return change.tombstone }
+        guard let entity = change.entity else { return [:] }
+        var values: [String: AttributeValue] = [:]
+        if change.side == .legacy, let pk = change.objectPK {
+            values = try engine.legacy.object(ObjectID(entity: entity, pk: pk))?.attributes ?? [:]
+        } else if let id {
+            values = try engine.new.values(of: ObjectRef(entity: entity, id: id)) ?? [:]
+        }
+        if change.type == .update, let properties = change.properties {
+            values = values.filter { properties.contains($0.key) }
+        }
+        return values
+    }
+
+    private func line(
+        _ transaction: HistoryTransaction,
+        _ change: HistoryChange,
+        index: Int,
+        id: String?,
+        pk: Int64?,
+        values: [String: AttributeValue]?
+    ) -> [UInt8] {
+        var writer = JSONWriter()
+        writer.beginObject()
+        writer.key("type")
+        writer.string("event")
+        writer.key("token")
+        writer.integer(transaction.token)
+        writer.key("index")
+        writer.integer(Int64(index))
+        writer.key("count")
+        writer.integer(Int64(transaction.changes.count))
+        writer.key("timestamp")
+        writer.string(ReferenceDate.iso8601(secondsSince2001: transaction.timestamp))
+        writer.key("author")
+        writer.string(transaction.author)
+        writer.key("side")
+        writer.string(change.side.rawValue)
+        writer.key("mirror")
+        writer.bool(transaction.author == engine.configuration.author)
+        writer.key("entity")
+        writer.string(change.entity)
+        writer.key("legacyTable")
+        writer.string(change.entity.flatMap { engine.legacyTable(of: $0) })
+        writer.key("newTable")
+        writer.string(change.entity.flatMap { engine.newTable(of: $0) })
+        writer.key("id")
+        writer.string(id)
+        writer.key("pk")
+        writer.integer(pk)
+        writer.key("change")
+        writer.string(change.type.description)
+        writer.key("properties")
+        writer.beginArray()
+        for property in change.type == .update ? (change.properties ?? []) : [] { writer.string(property) }
+        writer.endArray()
+        if let values {
+            writer.key("values")
+            writer.beginObject()
+            for (name, value) in values.sorted(by: { $0.key < $1.key }) {
+                writer.key(name)
+                Self.write(value, &writer)
+            }
+            writer.endObject()
+        }
+        writer.endObject()
+        return writer.line
+    }
+
+    /// Plain JSON for a value: numbers, ISO-8601 dates, UUID text, base64 bytes.
+    static func write(_ value: AttributeValue, _ writer: inout JSONWriter) {
+        switch value {
+        case .null: writer.null()
+        case .integer(let number): writer.integer(number)
+        case .boolean(let flag): writer.bool(flag)
+        case .double(let number): writer.number(number)
+        case .decimal(let text), .string(let text), .uri(let text): writer.string(text)
+        case .date(let seconds): writer.string(ReferenceDate.iso8601(secondsSince2001: seconds))
+        case .uuid: writer.string(value.uuidString)
+        case .binary(let bytes), .transformable(let bytes), .externalReference(let bytes):
+            writer.string(Base64.encode(bytes))
+        }
+    }
+}

@@ -1,0 +1,149 @@
+/// A minimal, fast JSON writer for server messages, strings escaped per RFC 8259. Encoding each event once
+/// and sharing the bytes across subscribers is what lets one thread feed a thousand of them.
+public struct JSONWriter {
+    /// The bytes written so far.
+    public private(set) var bytes: [UInt8] = []
+    private var needsComma: [Bool] = [false]
+    private var afterKey = false
+
+    /// An empty writer.
+    public init() { bytes.reserveCapacity(256) }
+
+    private mutating func prefix() {
+        if afterKey {
+            afterKey = false
+            return
+        }
+        if needsComma[needsComma.count - 1] { bytes.append(0x2C) }
+        needsComma[needsComma.count - 1] = true
+    }
+
+    /// Starts an object.
+    public mutating func beginObject() {
+        prefix()
+        bytes.append(0x7B)
+        needsComma.append(false)
+    }
+
+    /// Ends the current object.
+    public mutating func endObject() {
+        bytes.append(0x7D)
+        needsComma.removeLast()
+    }
+
+    /// Starts an array.
+    public mutating func beginArray() {
+        prefix()
+        bytes.append(0x5B)
+        needsComma.append(false)
+    }
+
+    /// Ends the current array.
+    public mutating func endArray() {
+        bytes.append(0x5D)
+        needsComma.removeLast()
+    }
+
+    /// Writes `"name":`; the next value belongs to it.
+    public mutating func key(_ name: String) {
+        prefix()
+        escape(name)
+        bytes.append(0x3A)
+        afterKey = true
+    }
+
+    /// A string value.
+    public mutating func string(_ text: String) {
+        prefix()
+        escape(text)
+    }
+
+    /// An integer value.
+    public mutating func integer(_ value: Int64) {
+        prefix()
+        bytes += Array(String(value).utf8)
+    }
+
+    /// A number (non-finite numbers are written as strings: JSON has none).
+    public mutating func number(_ value: Double) {
+        guard value.isFinite else {
+            string(String(value))
+            return
+        }
+        prefix()
+        bytes += Array(String(value).utf8)
+    }
+
+    /// A boolean.
+    public mutating func bool(_ value: Bool) {
+        prefix()
+        bytes += Array((value ? "true" : "false").utf8)
+    }
+
+    /// `null`.
+    public mutating func null() {
+        prefix()
+        bytes += Array("null".utf8)
+    }
+
+    /// A string or null.
+    public mutating func string(_ text: String?) {
+        if let text { string(text) } else { null() }
+    }
+
+    /// An integer or null.
+    public mutating func integer(_ value: Int64?) {
+        if let value { integer(value) } else { null() }
+    }
+
+    private mutating func escape(_ text: String) {
+        bytes.append(0x22)
+        let hex = Array("0123456789abcdef".utf8)
+        for byte in text.utf8 {
+            switch byte {
+            case 0x22: bytes += [0x5C, 0x22]
+            case 0x5C: bytes += [0x5C, 0x5C]
+            case 0x0A: bytes += [0x5C, 0x6E]
+            case 0x0D: bytes += [0x5C, 0x72]
+            case 0x09: bytes += [0x5C, 0x74]
+            case 0..<0x20: bytes += [0x5C, 0x75, 0x30, 0x30, hex[Int(byte >> 4)], hex[Int(byte & 0x0F)]]
+            default: bytes.append(byte)
+            }
+        }
+        bytes.append(0x22)
+    }
+
+    /// The message as one wire line (with its newline).
+    public var line: [UInt8] { bytes + [0x0A] }
+
+    /// A one-level object of string/integer/bool/null fields, as a wire line.
+    public static func message(_ fields: KeyValuePairs<String, JSONField>) -> [UInt8] {
+        var writer = JSONWriter()
+        writer.beginObject()
+        for (name, value) in fields {
+            writer.key(name)
+            switch value {
+            case .string(let text): writer.string(text)
+            case .integer(let number): writer.integer(number)
+            case .number(let number): writer.number(number)
+            case .bool(let flag): writer.bool(flag)
+            case .null: writer.null()
+            }
+        }
+        writer.endObject()
+        return writer.line
+    }
+}
+
+/// A field value of a flat message.
+public enum JSONField: Sendable, ExpressibleByStringLiteral, ExpressibleByIntegerLiteral, ExpressibleByBooleanLiteral {
+    case string(String)
+    case integer(Int64)
+    case number(Double)
+    case bool(Bool)
+    case null
+
+    public init(stringLiteral value: String) { self = .string(value) }
+    public init(integerLiteral value: Int64) { self = .integer(value) }
+    public init(booleanLiteral value: Bool) { self = .bool(value) }
+}

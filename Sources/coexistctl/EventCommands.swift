@@ -1,0 +1,162 @@
+import CoexistDaemon
+import CoexistRuntime
+import FoundationEssentials
+
+/// The daemon's socket for a command: `--socket PATH`, or the `socket` of `--config FILE`, or the default.
+enum SocketTarget {
+    static func path(_ parsed: ArgumentParser) throws -> String {
+        if let socket = parsed.option("socket") { return socket }
+        if let file = parsed.option("config") {
+            let entries = try ConfigFile.read(path: file)
+            return entries.last { $0.section == nil && $0.key == "socket" }?.value ?? DaemonConfiguration().socket
+        }
+        return DaemonConfiguration().socket
+    }
+}
+
+/// `coexistctl status [--socket PATH | --config FILE] [--json]`.
+enum StatusCommand: Subcommand {
+    static let name = "status"
+    static let summary = "ask coexistd for its cursor, lag, rates and clients"
+    static let usage = """
+        usage: coexistctl status [--socket PATH | --config FILE] [--json]
+        """
+
+    static func run(_ arguments: [String]) throws -> ExitCode {
+        let parsed = try ArgumentParser(arguments, flags: ["json"], options: ["socket", "config"])
+        _ = try parsed.positionals(min: 0, max: 0)
+        let client = try LineClient(path: try SocketTarget.path(parsed), timeout: 2)
+        try client.send(#"{"op":"status"}"#)
+        guard let reply = try client.readLine() else { return .unavailable }
+        if parsed.flag("json") {
+            StandardStreams.out(reply)
+        } else {
+            struct Status: Decodable {
+                var cursor: Int64, lastToken: Int64, lag: Int64, clients: Int, mirrored: Int, conflicts: Int,
+                    parked: Int
+                var rate: Double
+            }
+            let status = try JSONDecoder().decode(Status.self, from: Data(reply.utf8))
+            StandardStreams.out(
+                "cursor \(status.cursor) of \(status.lastToken) (lag \(status.lag)), \(status.mirrored) mirrored, "
+                    + "\(status.conflicts) conflicts, \(status.parked) parked, \(status.clients) clients, \(status.rate) tx/s"
+            )
+        }
+        return .success
+    }
+}
+
+/// `coexistctl wait TOKEN [--timeout MS]`: returns once the bridge has mirrored everything up to TOKEN.
+enum WaitCommand: Subcommand {
+    static let name = "wait"
+    static let summary = "wait until coexistd has mirrored everything up to a token (read-your-writes)"
+    static let usage = """
+        usage: coexistctl wait TOKEN [--timeout MS] [--socket PATH | --config FILE]
+
+        Exits 0 once the bridge's cursor has reached TOKEN, 75 (EX_TEMPFAIL) when the timeout passes first.
+        """
+
+    static func run(_ arguments: [String]) throws -> ExitCode {
+        let parsed = try ArgumentParser(arguments, flags: [], options: ["socket", "config", "timeout"])
+        guard let token = Int64(try parsed.positionals(min: 1, max: 1)[0]), token >= 0 else {
+            throw ArgumentParser.UsageError("TOKEN is a non-negative integer")
+        }
+        let timeout = Int(parsed.option("timeout") ?? "10000") ?? 10_000
+        let client = try LineClient(path: try SocketTarget.path(parsed), timeout: 2)
+        try client.send(#"{"op":"wait","token":\#(token),"timeout":\#(timeout)}"#)
+        guard let reply = try client.readLine() else { return .unavailable }
+        StandardStreams.out(reply)
+        return reply.contains("\"waited\"") ? .success : .temporaryFailure
+    }
+}
+
+/// `coexistctl tail [--since T] [--entity E]... [--json]`: prints change events as they happen.
+enum TailCommand: Subcommand {
+    static let name = "tail"
+    static let summary = "print change events as they happen (optionally from a past token)"
+    static let usage = """
+        usage: coexistctl tail [--since TOKEN|now] [--entity NAME]... [--side legacy|new] [--mirrors] [--values]
+                               [--name CONSUMER] [--count N] [--json] [--socket PATH | --config FILE]
+
+        Subscribes to coexistd's events and prints one line per change: readable by default, the protocol's
+        JSON with --json. --name makes a durable consumer whose position is acknowledged as it goes.
+        --count stops after N events.
+        """
+
+    static func run(_ arguments: [String]) throws -> ExitCode {
+        let parsed = try ArgumentParser(
+            arguments,
+            flags: ["json", "mirrors", "values"],
+            options: ["socket", "config", "since", "entity", "side", "name", "count"]
+        )
+        _ = try parsed.positionals(min: 0, max: 0)
+        var request = ["\"op\":\"subscribe\""]
+        if let since = parsed.option("since") {
+            guard since == "now" || Int64(since) != nil else {
+                throw ArgumentParser.UsageError("--since is a token or now")
+            }
+            request.append("\"since\":" + (since == "now" ? "\"now\"" : since))
+        }
+        let entities = parsed.values("entity")
+        if !entities.isEmpty {
+            request.append("\"entities\":[" + entities.map { quote($0) }.joined(separator: ",") + "]")
+        }
+        if let side = parsed.option("side") { request.append("\"sides\":[\(quote(side))]") }
+        if parsed.flag("mirrors") { request.append("\"mirrors\":true") }
+        if parsed.flag("values") { request.append("\"values\":true") }
+        if let name = parsed.option("name") { request.append("\"name\":\(quote(name))") }
+        let limit = Int(parsed.option("count") ?? "") ?? Int.max
+        let client = try LineClient(path: try SocketTarget.path(parsed), timeout: 2)
+        try client.send("{" + request.joined(separator: ",") + "}")
+        var seen = 0
+        while seen < limit, let line = try client.readLine() {
+            let message = try? JSONDecoder().decode(Message.self, from: Data(line.utf8))
+            if message?.type == "event" { seen += 1 }
+            if parsed.flag("json") {
+                StandardStreams.out(line)
+            } else if let message {
+                if let text = message.text { StandardStreams.out(text) }
+            }
+            if message?.type == "error" || message?.type == "lagged" || message?.type == "shutdown" {
+                return message?.type == "shutdown" ? .success : .unavailable
+            }
+            if parsed.option("name") != nil, message?.type == "event", let token = message?.token {
+                try client.send(#"{"op":"ack","token":\#(token)}"#)
+            }
+        }
+        return .success
+    }
+
+    struct Message: Decodable {
+        var type: String
+        var token: Int64?
+        var side: String?
+        var author: String?
+        var entity: String?
+        var id: String?
+        var pk: Int64?
+        var change: String?
+        var properties: [String]?
+        var code: String?
+        var message: String?
+        var mirror: Bool?
+
+        var text: String? {
+            switch type {
+            case "event":
+                let object = "\(entity ?? "?")/\(id ?? pk.map { "p\($0)" } ?? "?")"
+                let changed = (properties ?? []).isEmpty ? "" : " " + (properties ?? []).joined(separator: ", ")
+                return
+                    "\(token ?? 0)  \(side ?? "?")\(mirror == true ? " (mirror)" : "")  \(author ?? "-")  \(change ?? "?") \(object)\(changed)"
+            case "end_of_backlog": return "-- live from token \(token ?? 0) --"
+            case "error", "lagged": return "\(type): \(code ?? "") \(message ?? "") (token \(token ?? 0))"
+            case "shutdown": return "-- coexistd stopped --"
+            default: return nil
+            }
+        }
+    }
+
+    static func quote(_ text: String) -> String {
+        String(decoding: (try? JSONEncoder().encode(text)) ?? Data("\"\"".utf8), as: UTF8.self)
+    }
+}

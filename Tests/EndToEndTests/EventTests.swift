@@ -1,0 +1,293 @@
+import CoexistHistory
+import CoexistLegacyStore
+import CoexistSQLite
+import CoexistStore
+import Foundation
+import TestSupport
+import Testing
+
+/// A daemon on a fresh shared demo store.
+struct EventFixture {
+    let directory: TemporaryDirectory
+    let shared: SharedStore
+    let daemon: DaemonProcess
+
+    init(options: [String] = []) throws {
+        directory = try TemporaryDirectory()
+        shared = try SharedStore.create(in: directory)
+        daemon = try DaemonProcess(database: shared.legacy.path, directory: directory, options: options)
+        _ = try SocketClient(path: daemon.socket)
+    }
+
+    func client() throws -> SocketClient { try SocketClient(path: daemon.socket) }
+
+    func legacyInsert(_ title: String) throws -> Int64 {
+        try shared.legacy.save(SaveMetadata(author: "old-app")) { save in
+            try save.insert(
+                "Task",
+                [
+                    "id": .uuid((0..<16).map { _ in UInt8.random(in: 0...255) }), "title": .string(title),
+                    "createdAt": .date(0),
+                ]
+            )
+        }.token ?? 0
+    }
+
+    /// Reads messages until `stop` says so or `timeout` passes.
+    func collect(
+        _ client: SocketClient,
+        timeout: Double = 20,
+        until stop: ([String: Any]) -> Bool
+    ) throws -> [[String: Any]] {
+        var messages: [[String: Any]] = []
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline, let line = client.readLine() {
+            guard let message = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any] else {
+                continue
+            }
+            messages.append(message)
+            if stop(message) { break }
+        }
+        return messages
+    }
+}
+
+@Suite(.serialized) struct EventTests {
+    /// A writer commits continuously; a subscriber connects with `since` in the past: the tokens it
+    /// receives are exactly the committed ones, in order, with no gap and no duplicate across the
+    /// backlog→live switch. Twenty repetitions.
+    @Test func noGapNoDuplicateAcrossTheSwitch() throws {
+        let fixture = try EventFixture()
+        for repetition in 0..<20 {
+            let writer = Process()
+            writer.executableURL = URL(fileURLWithPath: ProductProcess.productsDirectory + "/coexist-test-helper")
+            writer.arguments = ["legacy-writer", fixture.shared.legacy.path, "40", "writer\(repetition)"]
+            writer.standardOutput = FileHandle.nullDevice
+            try writer.run()
+            usleep(UInt32.random(in: 0...20_000))
+            let since =
+                max(
+                    0,
+                    try fixture.shared.legacy.connection.scalar("SELECT max(Z_PK) FROM ATRANSACTION").integerValue ?? 0
+                ) - 5
+            let client = try fixture.client()
+            client.send(#"{"op":"subscribe","since":\#(max(0, since)),"authors":["writer\#(repetition)"]}"# + "\n")
+            writer.waitUntilExit()
+            let committed = try fixture.shared.legacy.connection.rows(
+                """
+                SELECT t.Z_PK FROM ATRANSACTION t JOIN ATRANSACTIONSTRING s ON s.Z_PK = t.ZAUTHORTS
+                WHERE s.ZNAME = ? AND t.Z_PK > ? ORDER BY t.Z_PK
+                """,
+                [.text("writer\(repetition)"), .integer(max(0, since))]
+            ).compactMap { $0[0].integerValue }
+            guard let last = committed.last else { continue }
+            var sawLast = false
+            var sawEnd = false
+            let messages = try fixture.collect(client) { message in
+                if message["type"] as? String == "end_of_backlog" { sawEnd = true }
+                if message["type"] as? String == "event", Int64(message["token"] as? Int ?? 0) >= last {
+                    sawLast = true
+                }
+                return sawLast && sawEnd
+            }
+            let events = messages.filter { $0["type"] as? String == "event" }
+            let pairs = events.map { "\($0["token"] ?? "")/\($0["index"] ?? "")" }
+            #expect(Set(pairs).count == pairs.count, "no duplicate (repetition \(repetition))")
+            var tokens: [Int64] = []
+            for event in events {
+                let token = Int64(event["token"] as? Int ?? 0)
+                if tokens.last != token { tokens.append(token) }
+            }
+            #expect(tokens == committed, "exactly the committed tokens, in order (repetition \(repetition))")
+            #expect(messages.contains { $0["type"] as? String == "end_of_backlog" })
+        }
+    }
+
+    /// One subscriber stops reading: the others keep receiving; the slow one gets `lagged` and resumes
+    /// from its last delivered token without losing anything.
+    @Test func aSlowSubscriberLagsAloneAndResumes() throws {
+        let fixture = try EventFixture(options: ["--queue-limit", "20"])
+        let slow = try fixture.client()
+        slow.send(#"{"op":"subscribe","since":"now","values":true}"# + "\n")
+        _ = slow.readLine()  // subscribed
+        let fast = try fixture.client()
+        #expect(try fast.request(#"{"op":"subscribe","since":"now"}"#)["type"] as? String == "subscribed")
+        #expect(fast.readLine()?.contains("end_of_backlog") == true)
+        var tokens: [Int64] = []
+        let fastEvents = TokenLog()
+        let reader = Thread {
+            while let line = fast.readLine() {
+                guard let message = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any] else {
+                    continue
+                }
+                if message["type"] as? String == "event" { fastEvents.append(Int64(message["token"] as? Int ?? 0)) }
+                if fastEvents.count == 400 { return }
+            }
+        }
+        reader.start()
+        for index in 0..<400 {
+            tokens.append(try fixture.legacyInsert("task \(index) " + String(repeating: "x", count: 2_000)))
+        }
+        for _ in 0..<500 where fastEvents.count < 400 { usleep(20_000) }
+        #expect(fastEvents.tokens == tokens, "the reading subscriber got every event")
+        let slowMessages = try fixture.collect(slow) { $0["type"] as? String == "lagged" }
+        let lagged = try #require(slowMessages.last { $0["type"] as? String == "lagged" })
+        let resumeFrom = Int64(lagged["token"] as? Int ?? -1)
+        let receivedBefore = Set(
+            slowMessages.filter { $0["type"] as? String == "event" }.map { Int64($0["token"] as? Int ?? 0) }
+        )
+        #expect(receivedBefore.allSatisfy { $0 <= resumeFrom })
+        let resumed = try fixture.client()
+        resumed.send(#"{"op":"subscribe","since":\#(resumeFrom)}"# + "\n")
+        let rest = try fixture.collect(resumed) {
+            $0["type"] as? String == "event" && Int64($0["token"] as? Int ?? 0) == tokens.last
+        }
+        let after = rest.filter { $0["type"] as? String == "event" }.map { Int64($0["token"] as? Int ?? 0) }
+        #expect(Set(receivedBefore).union(after) == Set(tokens), "nothing lost")
+        #expect(after.first == tokens.first { $0 > resumeFrom })
+    }
+
+    /// Pruning keeps what a durable consumer has not acknowledged; a pruned token gets token_expired.
+    @Test func pruningRespectsDurableConsumers() throws {
+        let fixture = try EventFixture()
+        var tokens: [Int64] = []
+        for index in 0..<10 { tokens.append(try fixture.legacyInsert("t\(index)")) }
+        let consumer = try fixture.client()
+        consumer.send(#"{"op":"subscribe","name":"reports","since":0}"# + "\n")
+        _ = try fixture.collect(consumer) { $0["type"] as? String == "end_of_backlog" }
+        consumer.send(#"{"op":"ack","token":\#(tokens[2])}"# + "\n")
+        _ = try fixture.collect(consumer) { $0["type"] as? String == "acked" }
+        let status = try fixture.client()
+        var caughtUp = false
+        for _ in 0..<200 where !caughtUp {
+            caughtUp = (try status.request(#"{"op":"status"}"#)["lag"] as? Int) == 0
+            usleep(20_000)
+        }
+        let prune = try ProductProcess.run(
+            "coexistctl",
+            ["history", "prune", fixture.shared.legacy.path, "--before", "\(tokens[8])"]
+        )
+        #expect(prune.status == 0, "\(prune.stderr)")
+        #expect(prune.stdout.contains("oldest token now \(tokens[2] + 1)"), "\(prune.stdout)")
+        let late = try fixture.client()
+        let expired = try late.request(#"{"op":"subscribe","since":1}"#)
+        #expect(expired["code"] as? String == "token_expired")
+        #expect(Int64(expired["oldest"] as? Int ?? 0) == tokens[2] + 1)
+        let resumed = try fixture.client()
+        resumed.send(#"{"op":"subscribe","name":"reports"}"# + "\n")
+        let messages = try fixture.collect(resumed) { $0["type"] as? String == "end_of_backlog" }
+        #expect(Int64(messages.first { $0["type"] as? String == "subscribed" }?["since"] as? Int ?? -1) == tokens[2])
+        #expect(messages.contains { $0["type"] as? String == "event" && Int64($0["token"] as? Int ?? 0) == tokens[3] })
+    }
+
+    /// A legacy write, then `wait` for its token: the reply comes only once the row is in the new schema.
+    @Test func waitIsAReadYourWritesBarrier() throws {
+        let fixture = try EventFixture()
+        for index in 0..<5 {
+            let token = try fixture.legacyInsert("barrier \(index)")
+            let reply = try fixture.client().request(#"{"op":"wait","token":\#(token),"timeout":5000}"#)
+            #expect(reply["type"] as? String == "waited")
+            let rows = try Connection(path: fixture.shared.legacy.path, options: .readOnly)
+                .scalar("SELECT count(*) FROM task WHERE title = ?", [.text("barrier \(index)")])
+            #expect(rows == .integer(1))
+        }
+        let timeout = try fixture.client().request(#"{"op":"wait","token":999999,"timeout":100}"#)
+        #expect(timeout["code"] as? String == "timeout")
+        let command = try ProductProcess.run("coexistctl", ["wait", "1", "--socket", fixture.daemon.socket])
+        #expect(command.status == 0)
+    }
+
+    /// Garbage of every kind, oversized lines and 1,000 connect/disconnect cycles leave the daemon and the
+    /// other subscribers unaffected.
+    @Test func hostileClientsDoNotHurtOthers() throws {
+        let fixture = try EventFixture(options: ["--max-line-length", "1024"])
+        let watcher = try fixture.client()
+        watcher.send(#"{"op":"subscribe","since":"now"}"# + "\n")
+        _ = watcher.readLine()
+        let garbage = try fixture.client()
+        #expect(try garbage.request("{not json")["code"] as? String == "invalid_json")
+        #expect(try garbage.request(#"{"op":"frobnicate"}"#)["code"] as? String == "unknown_op")
+        #expect(try garbage.request(#"{"op":"subscribe","since":"yesterday"}"#)["code"] as? String == "invalid_request")
+        #expect(try garbage.request(#"{"op":"subscribe","entities":["Nope"]}"#)["code"] as? String == "unknown_entity")
+        let utf8 = try fixture.client()
+        utf8.send("{\"op\":\"ping\"}\u{FFFD}")
+        var bytes: [UInt8] = [0x7B, 0xFF, 0xFE, 0x7D, 0x0A]
+        _ = bytes.withUnsafeMutableBytes { raw in write(utf8.rawDescriptor, raw.baseAddress, raw.count) }
+        #expect(utf8.readLine()?.contains("invalid_utf8") == true)
+        let big = try fixture.client()
+        big.send(String(repeating: "a", count: 5_000))
+        #expect(big.readLine()?.contains("line_too_long") == true)
+        #expect(big.readLine() == nil, "closed after an oversized line")
+        for _ in 0..<1_000 { _ = try fixture.client() }
+        let token = try fixture.legacyInsert("still here")
+        let seen = try fixture.collect(watcher) { $0["type"] as? String == "event" }
+        #expect(Int64(seen.last?["token"] as? Int ?? 0) == token)
+        #expect(try fixture.client().request(#"{"op":"ping"}"#)["type"] as? String == "pong")
+    }
+
+    /// A peer outside the SO_PEERCRED allowlist is refused.
+    @Test func peersOutsideTheAllowlistAreRefused() throws {
+        let fixture = try EventFixture(options: ["--allow-uids", "4242", "--allow-gids", "4242"])
+        let client = try fixture.client()
+        #expect(client.readLine()?.contains("forbidden") == true)
+        #expect(client.readLine() == nil)
+    }
+
+    /// The Python client in the test suite subscribes, receives and acknowledges events.
+    @Test func pythonClient() throws {
+        let fixture = try EventFixture()
+        let script = Fixtures.repository + "/Tests/EndToEndTests/Python/coexist_client.py"
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["python3", script, fixture.daemon.socket, "0", "3", "python-consumer"]
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        var tokens: [Int64] = []
+        for index in 0..<3 { tokens.append(try fixture.legacyInsert("py \(index)")) }
+        process.waitUntilExit()
+        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(process.terminationStatus == 0)
+        #expect(text.split(separator: "\n").compactMap { Int64($0.split(separator: " ").first ?? "") } == tokens)
+        #expect(text.contains("legacy Task insert"))
+        // The daemon reads the last acknowledgements as they arrive, shortly after the client exits.
+        var acked: Int64 = 0
+        let connection = try Connection(path: fixture.shared.legacy.path, options: .readOnly)
+        for _ in 0..<100 where acked < tokens[2] {
+            acked =
+                try connection.scalar("SELECT acked FROM coexist_consumer WHERE name = 'python-consumer'").integerValue
+                ?? 0
+            usleep(20_000)
+        }
+        #expect(acked == tokens[2])
+    }
+
+    @Test func tailAndStatusCommands() throws {
+        let fixture = try EventFixture()
+        let token = try fixture.legacyInsert("tailed")
+        let tail = try ProductProcess.run(
+            "coexistctl",
+            ["tail", "--since", "0", "--count", "1", "--socket", fixture.daemon.socket]
+        )
+        #expect(tail.status == 0)
+        #expect(tail.stdout.contains("\(token)  legacy  old-app  insert Task/"))
+        let json = try ProductProcess.run(
+            "coexistctl",
+            ["tail", "--since", "0", "--count", "1", "--json", "--socket", fixture.daemon.socket]
+        )
+        #expect(json.stdout.contains("\"type\":\"event\""))
+        let status = try ProductProcess.run("coexistctl", ["status", "--socket", fixture.daemon.socket])
+        #expect(status.status == 0)
+        #expect(status.stdout.contains("cursor"))
+    }
+}
+
+/// Tokens collected by a reader thread.
+final class TokenLog: @unchecked Sendable {
+    private let lock = NSLock()
+    private var values: [Int64] = []
+
+    func append(_ token: Int64) { lock.withLock { values.append(token) } }
+    var count: Int { lock.withLock { values.count } }
+    var tokens: [Int64] { lock.withLock { values } }
+}
