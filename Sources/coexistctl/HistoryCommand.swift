@@ -5,10 +5,10 @@ import CoexistModel
 import CoexistRuntime
 import CoexistSQLite
 
-/// `coexistctl history list|show`.
+/// `coexistctl history list|show|prune`.
 enum HistoryCommand: Subcommand {
     static let name = "history"
-    static let summary = "list or show persistent-history transactions"
+    static let summary = "list, show or prune persistent-history transactions"
     static let usage = """
         usage: coexistctl history list STORE [--since TOKEN] [--limit N] [--model PATH] [--json]
                coexistctl history show STORE TOKEN [--model PATH] [--json]
@@ -33,7 +33,7 @@ enum HistoryCommand: Subcommand {
             flags: ["json", "ignore-consumers"],
             options: ["since", "limit", "model", "before"]
         )
-        guard let verb = parsed.positionals.first else { throw ArgumentParser.UsageError("missing list or show") }
+        guard let verb = parsed.positionals.first else { throw ArgumentParser.UsageError("missing list, show or prune") }
         let model = try parsed.option("model").map { try XCDataModelReader.read(path: $0) }
         switch verb {
         case "list":
