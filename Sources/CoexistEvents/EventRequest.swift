@@ -24,16 +24,27 @@ public struct EventRequest: Decodable, Sendable {
         }
     }
 
+    /// The request: `subscribe`, `ack`, `wait`, `status` or `ping`.
     public var op: String
+    /// `subscribe`: where to start (default: a named consumer's acknowledged token, else now).
     public var since: Since?
+    /// `subscribe`: a durable consumer's name (its acknowledged token is kept in the database).
     public var name: String?
+    /// `subscribe`: only these entities (and their sub-entities).
     public var entities: [String]?
+    /// `subscribe`: only changes made on these sides (`legacy`, `new`).
     public var sides: [String]?
+    /// `subscribe`: only transactions by these authors.
     public var authors: [String]?
+    /// `subscribe`: only these change types (`insert`, `update`, `delete`).
     public var types: [String]?
+    /// `subscribe`: include the objects' values in events.
     public var values: Bool?
+    /// `subscribe`: include the bridge's own mirror transactions.
     public var mirrors: Bool?
+    /// `ack` and `wait`: the token.
     public var token: Int64?
+    /// `wait`: milliseconds before a `timeout` error (default 10,000, at most 600,000).
     public var timeout: Int?
 
     /// Decodes one request line; the error says what is wrong, for the client.
@@ -77,7 +88,9 @@ public struct EventError: Error, Sendable, Equatable {
         case internalError = "internal"
     }
 
+    /// What went wrong, stable across versions.
     public var code: Code
+    /// A human-readable explanation.
     public var message: String
     /// For `token_expired`: the oldest token still available.
     public var oldest: Int64?
