@@ -33,7 +33,9 @@ enum HistoryCommand: Subcommand {
             flags: ["json", "ignore-consumers"],
             options: ["since", "limit", "model", "before"]
         )
-        guard let verb = parsed.positionals.first else { throw ArgumentParser.UsageError("missing list, show or prune") }
+        guard let verb = parsed.positionals.first else {
+            throw ArgumentParser.UsageError("missing list, show or prune")
+        }
         let model = try parsed.option("model").map { try XCDataModelReader.read(path: $0) }
         switch verb {
         case "list":
