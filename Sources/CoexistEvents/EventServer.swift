@@ -190,23 +190,12 @@ public final class EventServer {
     private func statusLine() throws -> [UInt8] {
         let cursor = try engine.cursor() ?? 0
         let last = try source.lastToken()
-        var writer = JSONWriter()
-        writer.beginObject()
-        for (name, value) in [
-            ("type", JSONField.string("status")), ("cursor", .integer(cursor)), ("lastToken", .integer(last)),
-            ("lag", .integer(max(0, last - cursor))), ("published", .integer(published)),
-            ("clients", .integer(Int64(clients.count))),
-        ] + statusFields() {
-            writer.key(name)
-            switch value {
-            case .string(let text): writer.string(text)
-            case .integer(let number): writer.integer(number)
-            case .number(let number): writer.number(number)
-            case .bool(let flag): writer.bool(flag)
-            case .null: writer.null()
-            }
-        }
-        writer.endObject()
-        return writer.line
+        return JSONWriter.message(
+            fields: [
+                ("type", JSONField.string("status")), ("cursor", .integer(cursor)), ("lastToken", .integer(last)),
+                ("lag", .integer(max(0, last - cursor))), ("published", .integer(published)),
+                ("clients", .integer(Int64(clients.count))),
+            ] + statusFields()
+        )
     }
 }

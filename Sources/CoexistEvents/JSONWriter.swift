@@ -118,6 +118,11 @@ public struct JSONWriter {
 
     /// A one-level object of string/integer/bool/null fields, as a wire line.
     public static func message(_ fields: KeyValuePairs<String, JSONField>) -> [UInt8] {
+        message(fields: fields.map { ($0.key, $0.value) })
+    }
+
+    /// A one-level object of the fields in order, as a wire line.
+    public static func message(fields: [(String, JSONField)]) -> [UInt8] {
         var writer = JSONWriter()
         writer.beginObject()
         for (name, value) in fields {
