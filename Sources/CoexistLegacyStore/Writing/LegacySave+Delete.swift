@@ -25,34 +25,16 @@ extension LegacySave {
             try deleteOne(id, leaving: [id], applyingRules: false)
             return
         }
-        var doomed: [ObjectID] = [id]
-        var members: Set<ObjectID> = [id]
-        var index = 0
-        while index < doomed.count {
-            let current = doomed[index]
-            index += 1
-            let (entity, _) = try resolve(current)
-            for relationship in model.allRelationships(of: entity)
-            where !relationship.isTransient && relationship.deleteRule == .cascade {
-                for target in try store.related(current, relationship.name) where members.insert(target).inserted {
-                    doomed.append(target)
-                }
-            }
+        switch try model.deletionSet(
+            from: id,
+            entity: { try resolve($0).0 },
+            related: { try store.related($0, $1) }
+        ) {
+        case .failure(let violation):
+            throw LegacyStoreError.validation(path: store.path, detail: violation.description)
+        case .success(let (doomed, members)):
+            for current in doomed { try deleteOne(current, leaving: members) }
         }
-        for current in doomed {
-            let (entity, _) = try resolve(current)
-            for relationship in model.allRelationships(of: entity)
-            where !relationship.isTransient && relationship.deleteRule == .deny {
-                if let holder = try store.related(current, relationship.name).first(where: { !members.contains($0) }) {
-                    throw LegacyStoreError.validation(
-                        path: store.path,
-                        detail:
-                            "cannot delete \(current): its relationship \(relationship.name) (delete rule Deny) still holds \(holder)"
-                    )
-                }
-            }
-        }
-        for current in doomed { try deleteOne(current, leaving: members) }
     }
 
     private func deleteOne(_ id: ObjectID, leaving doomed: Set<ObjectID>, applyingRules: Bool = true) throws {
