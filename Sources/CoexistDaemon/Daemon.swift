@@ -38,6 +38,8 @@ public final class Daemon {
         var handledSinceStatus = 0
         var statusAt = Monotonic.now()
         var rate = 0.0
+        /// Something changed since the last STATUS= (a commit seen, an error): the next one is sent.
+        var changed = true
     }
 
     /// A daemon for `configuration`, reloadable from `configFile` and `commandLine` on SIGHUP.
@@ -141,7 +143,8 @@ public final class Daemon {
             var deadline = min(nextCheck, statistics.statusAt + 1_000_000_000)
             if watchdog != nil { deadline = min(deadline, nextWatchdog) }
             if let server { deadline = min(deadline, server.nextDeadline(now: now)) }
-            let timeout = busy ? 0 : Int32(clamping: (deadline > now ? deadline - now : 0) / 1_000_000)
+            // Rounded up: waking before the deadline would spin through zero-timeout polls until it passes.
+            let timeout = busy ? 0 : Int32(clamping: ((deadline > now ? deadline - now : 0) + 999_999) / 1_000_000)
             var descriptors = [pollfd(fd: watcher.descriptor, events: Int16(POLLIN), revents: 0)]
             descriptors.append(pollfd(fd: signals.descriptor, events: Int16(POLLIN), revents: 0))
             descriptors += server?.descriptors() ?? []
@@ -151,10 +154,11 @@ public final class Daemon {
                 return .software
             }
             var wake = busy || Monotonic.now() >= nextCheck
+            var fileEvent = false
             for descriptor in descriptors where descriptor.revents != 0 {
                 switch descriptor.fd {
                 case watcher.descriptor:
-                    if watcher.drain() { wake = true }
+                    if watcher.drain() { (wake, fileEvent) = (true, true) }
                 case signals.descriptor:
                     for signal in signals.drain() {
                         switch signal {
@@ -170,27 +174,45 @@ public final class Daemon {
                 }
             }
             if wake {
-                publish()  // commits by the apps reach subscribers before the bridge mirrors them
-                busy = mirrorIfChanged()
-                publish()
+                // data_version moves only for other connections' commits: when it has not moved, nothing is
+                // pending, failing or unpublished, the timer's check costs one pragma.
+                let version = visibleDataVersion(waitForCommit: fileEvent)
+                if busy || backoff > 0 || version != lastDataVersion {
+                    publish()  // commits by the apps reach subscribers before the bridge mirrors them
+                    busy = mirrorIfChanged(version: version)
+                    publish()
+                    statistics.changed = true
+                }
                 nextCheck = Monotonic.now() + (backoff > 0 ? backoff : configuration.pollInterval)
             }
             server?.tick(now: Monotonic.now())
         }
     }
 
-    /// Checks `PRAGMA data_version` (briefly again when inotify fired just before the commit became
-    /// visible) and runs one bridge pass when something changed; returns whether more is pending.
-    func mirrorIfChanged() -> Bool {
-        guard let engine, let connection else { return false }
+    /// `PRAGMA data_version`; after a file event, read again briefly while it has not moved (inotify fires on
+    /// the first write to the WAL, a little before the commit becomes visible). Nil when it cannot be read.
+    func visibleDataVersion(waitForCommit: Bool) -> Int64? {
+        guard let connection else { return nil }
         do {
             var version = try connection.dataVersion()
             var retries = 0
-            while version == lastDataVersion && retries < 4 {
+            while waitForCommit && version == lastDataVersion && retries < 4 {
                 usleep(50)
                 version = try connection.dataVersion()
                 retries += 1
             }
+            return version
+        } catch {
+            return nil
+        }
+    }
+
+    /// Runs one bridge pass when the data version moved (or work is pending); returns whether more is
+    /// pending.
+    func mirrorIfChanged(version: Int64?) -> Bool {
+        guard let engine, let connection else { return false }
+        do {
+            let version = try version ?? connection.dataVersion()
             let cursor = try engine.cursor() ?? 0
             let last = try engine.lastToken()
             if version == lastDataVersion && backoff == 0 && cursor >= last { return false }
@@ -252,6 +274,8 @@ public final class Daemon {
         statistics.rate = elapsed > 0 ? Double(statistics.handledSinceStatus) / elapsed : 0
         statistics.handledSinceStatus = 0
         statistics.statusAt = now
+        guard notifier.isEnabled, statistics.changed || statistics.rate > 0 else { return }
+        statistics.changed = false
         notifier.status(statusLine())
     }
 

@@ -7,8 +7,11 @@ internal import Glibc
 /// The service manager's notification protocol (`sd_notify(3)`): READY, STATUS, WATCHDOG, RELOADING,
 /// STOPPING. Without `NOTIFY_SOCKET` every call does nothing.
 public struct ServiceNotifier: Sendable {
+    /// Whether a service manager listens (`NOTIFY_SOCKET` is set).
+    public let isEnabled: Bool
+
     /// Creates a notifier.
-    public init() {}
+    public init() { isEnabled = getenv("NOTIFY_SOCKET") != nil }
 
     /// Sends `state` (newline-separated `KEY=value` assignments).
     public func notify(_ state: String) {
