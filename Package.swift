@@ -144,6 +144,14 @@ let package = Package(
             swiftSettings: strict
         ),
         .executableTarget(
+            name: "coexist-bench",
+            dependencies: [
+                "CoexistLegacyStore", "CoexistStore", "CoexistHistory", "CoexistSQLite", "CoexistModel", "CoexistRuntime",
+                "coexistd",
+            ],
+            swiftSettings: strict
+        ),
+        .executableTarget(
             name: "coexist-test-helper",
             dependencies: ["CoexistLegacyStore", "CoexistStore", "CoexistHistory", "CoexistSQLite", "CoexistRuntime"],
             path: "Tests/CoexistTestHelper",
@@ -153,7 +161,7 @@ let package = Package(
             name: "EndToEndTests",
             dependencies: [
                 "TestSupport", "CoexistSQLite", "CoexistHistory", "CoexistLegacyStore", "CoexistStore", "coexistctl", "coexistd",
-                "coexist-test-helper",
+                "coexist-test-helper", "coexist-bench",
             ],
             exclude: ["Python"],
             swiftSettings: strict

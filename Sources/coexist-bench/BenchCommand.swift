@@ -1,0 +1,59 @@
+import CoexistRuntime
+
+/// Parses the command line, runs the chosen scenarios, prints a table and a one-line JSON summary.
+enum BenchCommand {
+    static let usage = """
+        usage: coexist-bench [latency|write-overhead|idle|all] [--model PATH] [--count N] [--rate N]
+                             [--rows N] [--idle-seconds N]
+
+          latency          commit → subscriber event and commit → mirror event, each direction
+                           (--count transactions at --rate per second; defaults 10000 and 1000)
+          write-overhead   one-row saves with history vs raw SQL inserts, each store (--rows, default 10000)
+          idle             CPU per second of an idle coexistd with one subscriber (--idle-seconds, default 30)
+          all              every scenario (the default)
+
+          --model PATH     the model (default: config/TaskModel.xcdatamodeld)
+        """
+
+    static func run(_ arguments: [String]) throws -> ExitCode {
+        let parsed = try ArgumentParser(
+            arguments,
+            flags: ["help"],
+            options: ["model", "count", "rate", "rows", "idle-seconds"]
+        )
+        if parsed.flag("help") {
+            StandardStreams.out(usage)
+            return .success
+        }
+        let scenario = try parsed.positionals(min: 0, max: 1).first ?? "all"
+        let known = ["latency", "write-overhead", "idle", "all"]
+        guard known.contains(scenario) else { throw ArgumentParser.UsageError("unknown scenario \(scenario)") }
+        let model = parsed.option("model") ?? "config/TaskModel.xcdatamodeld"
+        func number(_ name: String, _ fallback: Int) throws -> Int {
+            guard let text = parsed.option(name) else { return fallback }
+            guard let value = Int(text), value > 0 else {
+                throw ArgumentParser.UsageError("--\(name) takes a positive integer")
+            }
+            return value
+        }
+        var report = Report()
+        StandardStreams.out("machine: \(Report.machine())")
+        if scenario == "latency" || scenario == "all" {
+            let results = try LatencyScenario.run(
+                modelPath: model,
+                count: try number("count", 10_000),
+                rate: try number("rate", 1_000)
+            )
+            report.latency(results)
+        }
+        if scenario == "write-overhead" || scenario == "all" {
+            report.writeOverhead(try WriteOverheadScenario.run(modelPath: model, rows: try number("rows", 10_000)))
+        }
+        if scenario == "idle" || scenario == "all" {
+            report.idle(try IdleScenario.run(modelPath: model, seconds: try number("idle-seconds", 30)))
+        }
+        StandardStreams.out(report.table)
+        StandardStreams.out(report.json)
+        return .success
+    }
+}

@@ -1,0 +1,38 @@
+import CoexistRuntime
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// *idle*: the CPU time an idle coexistd uses per second (all threads, from `/proc`), with one subscriber
+/// connected, over `seconds`.
+enum IdleScenario {
+    struct Result: Sendable {
+        var seconds: Int
+        var cpuNanosecondsPerSecond: Double
+        var peakRSSKilobytes: Int64
+    }
+
+    static func run(modelPath: String, seconds: Int) throws -> Result {
+        let store = try BenchStore(modelPath: modelPath)
+        defer { store.remove() }
+        let daemon = try store.startDaemon()
+        defer {
+            daemon.terminate()
+            daemon.wait()
+        }
+        let client = try LineClient(path: store.socket)
+        try client.send(#"{"op":"subscribe","since":"now"}"#)
+        sleep(1)
+        let startCPU = Measure.cpuTime(pid: daemon.pid)
+        let start = Measure.now()
+        sleep(UInt32(seconds))
+        let used = Measure.cpuTime(pid: daemon.pid) - startCPU
+        let elapsed = Double(Measure.now() - start) / 1e9
+        return Result(
+            seconds: seconds,
+            cpuNanosecondsPerSecond: Double(used) / elapsed,
+            peakRSSKilobytes: Measure.peakRSS(pid: daemon.pid)
+        )
+    }
+}

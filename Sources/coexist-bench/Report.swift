@@ -1,0 +1,101 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The figures of a run, as an aligned table and as one JSON object.
+struct Report {
+    private var rows: [(String, String, String)] = []
+    private var fields: [String] = []
+
+    private static func micros(_ nanoseconds: Int64) -> String {
+        let value = Double(nanoseconds) / 1_000
+        return value < 10 ? "\(Double(Int(value * 10)) / 10) µs" : "\(Int(value.rounded())) µs"
+    }
+
+    private static func distribution(_ value: Measure.Distribution) -> String {
+        "p50 \(micros(value.p50))  p90 \(micros(value.p90))  p99 \(micros(value.p99))  max \(micros(value.max))"
+    }
+
+    private static func json(_ value: Measure.Distribution) -> String {
+        "{\"n\":\(value.count),\"p50\":\(value.p50),\"p90\":\(value.p90),\"p99\":\(value.p99),\"max\":\(value.max)}"
+    }
+
+    mutating func latency(_ results: [LatencyScenario.Result]) {
+        var sides: [String] = []
+        for result in results {
+            let other = result.side == "legacy" ? "new" : "legacy"
+            rows.append(
+                ("latency", "\(result.side) commit → event (n \(result.event.count))", Self.distribution(result.event))
+            )
+            rows.append(
+                (
+                    "latency", "\(result.side) commit → \(other) mirror event (n \(result.mirror.count))",
+                    Self.distribution(result.mirror)
+                )
+            )
+            sides.append(
+                "\"\(result.side)\":{\"event\":\(Self.json(result.event)),\"mirror\":\(Self.json(result.mirror)),\"missing\":\(result.missing)}"
+            )
+        }
+        fields.append("\"latency\":{" + sides.joined(separator: ",") + "}")
+    }
+
+    mutating func writeOverhead(_ results: [WriteOverheadScenario.Result]) {
+        var sides: [String] = []
+        for result in results {
+            let ratio = Double(Int(result.ratio * 100)) / 100
+            rows.append(
+                (
+                    "write-overhead",
+                    "\(result.side) save vs raw insert (n \(result.store.count))",
+                    "median \(Self.micros(result.store.p50)) vs \(Self.micros(result.raw.p50)): × \(ratio)"
+                )
+            )
+            sides.append(
+                "\"\(result.side)\":{\"store\":\(Self.json(result.store)),\"raw\":\(Self.json(result.raw)),\"ratio\":\(ratio)}"
+            )
+        }
+        fields.append("\"writeOverhead\":{" + sides.joined(separator: ",") + "}")
+    }
+
+    mutating func idle(_ result: IdleScenario.Result) {
+        let perSecond = Double(Int(result.cpuNanosecondsPerSecond / 1_000)) / 1_000
+        rows.append(
+            (
+                "idle", "coexistd CPU over \(result.seconds) s",
+                "\(perSecond) ms/s, peak RSS \(result.peakRSSKilobytes / 1024) MiB"
+            )
+        )
+        fields.append(
+            "\"idle\":{\"seconds\":\(result.seconds),\"cpuPerSecond\":\(Int(result.cpuNanosecondsPerSecond)),\"peakRSSKilobytes\":\(result.peakRSSKilobytes)}"
+        )
+    }
+
+    var table: String {
+        let first = rows.map(\.0.count).max() ?? 0
+        let second = rows.map(\.1.count).max() ?? 0
+        return rows.map { row in
+            row.0.padding(first) + "  " + row.1.padding(second) + "  " + row.2
+        }
+        .joined(separator: "\n")
+    }
+
+    /// Times are in nanoseconds.
+    var json: String {
+        "{" + (["\"machine\":\"\(Self.machine())\"", "\"unit\":\"ns\""] + fields).joined(separator: ",") + "}"
+    }
+
+    /// Cores and kernel, for the record.
+    static func machine() -> String {
+        var names = utsname()
+        uname(&names)
+        let release = withUnsafeBytes(of: names.release) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+        return "\(sysconf(Int32(_SC_NPROCESSORS_ONLN))) cores, Linux \(release)"
+    }
+}
+
+extension String {
+    fileprivate func padding(_ width: Int) -> String {
+        count >= width ? self : self + String(repeating: " ", count: width - count)
+    }
+}

@@ -1,0 +1,55 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// The benchmark's scenarios run end to end on a small scale, so that the figures the README quotes come
+/// from a tool that works: every committed transaction reaches the subscriber and the other side.
+@Suite struct BenchSmokeTests {
+    private struct Summary: Decodable {
+        struct Distribution: Decodable {
+            var n: Int
+            var p50: Int
+        }
+        struct Latency: Decodable {
+            var event: Distribution
+            var mirror: Distribution
+            var missing: Int
+        }
+        struct Overhead: Decodable { var ratio: Double }
+        struct Idle: Decodable { var seconds: Int }
+        var latency: [String: Latency]?
+        var writeOverhead: [String: Overhead]?
+        var idle: Idle?
+    }
+
+    private func summary(_ arguments: [String]) throws -> Summary {
+        let result = try ProductProcess.run("coexist-bench", arguments + ["--model", Fixtures.demoModel])
+        #expect(result.status == 0, "\(result.stderr)")
+        let last = try #require(result.stdout.split(separator: "\n").last)
+        return try JSONDecoder().decode(Summary.self, from: Data(last.utf8))
+    }
+
+    @Test func latencyLosesNothing() throws {
+        let summary = try summary(["latency", "--count", "60", "--rate", "300"])
+        for side in ["legacy", "new"] {
+            let latency = try #require(summary.latency?[side])
+            #expect(latency.missing == 0)
+            #expect(latency.event.n == 60 && latency.mirror.n == 60)
+            #expect(latency.event.p50 > 0 && latency.mirror.p50 >= latency.event.p50)
+        }
+    }
+
+    @Test func writeOverheadAndIdleReport() throws {
+        let overhead = try summary(["write-overhead", "--rows", "100"])
+        #expect((overhead.writeOverhead?["legacy"]?.ratio ?? 0) > 0)
+        #expect((overhead.writeOverhead?["new"]?.ratio ?? 0) > 0)
+        let idle = try summary(["idle", "--idle-seconds", "1"])
+        #expect(idle.idle?.seconds == 1)
+    }
+
+    @Test func unknownScenarioIsAUsageError() throws {
+        let result = try ProductProcess.run("coexist-bench", ["fastest"])
+        #expect(result.status == 64)
+        #expect(result.stderr.contains("unknown scenario fastest"))
+    }
+}
