@@ -30,7 +30,9 @@ public enum CompanionChanges {
 
     /// Creates the table when absent (inside the caller's transaction).
     public static func ensure(_ connection: Connection) throws {
-        for statement in createStatements { try connection.execute(statement) }
+        try connection.schemaDependent("CompanionChanges.ensure") { () throws(SQLiteError) in
+            for statement in createStatements { try connection.execute(statement) }
+        }
     }
 
     /// One change to record.

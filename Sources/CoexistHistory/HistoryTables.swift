@@ -3,9 +3,11 @@ public import CoexistSQLite
 /// Creating Core Data's history tables (when a store has none) and growing `ACHANGE`'s tombstone columns.
 public enum HistoryTables {
     /// Whether the connection's database has `ATRANSACTION`, `ACHANGE` and `ATRANSACTIONSTRING`.
-    public static func exist(_ connection: Connection) throws -> Bool {
-        try connection.tableExists("ATRANSACTION") && connection.tableExists("ACHANGE")
-            && connection.tableExists("ATRANSACTIONSTRING")
+    public static func exist(_ connection: Connection) throws(SQLiteError) -> Bool {
+        for table in ["ATRANSACTION", "ACHANGE", "ATRANSACTIONSTRING"] where try !connection.tableExists(table) {
+            return false
+        }
+        return true
     }
 
     /// Creates the history tables with Core Data's DDL, indexes and `Z_PRIMARYKEY` rows when absent, and adds
@@ -14,6 +16,12 @@ public enum HistoryTables {
     /// Call inside a write transaction.
     @discardableResult
     public static func ensure(_ connection: Connection, tombstones: Int) throws -> Int {
+        try connection.schemaDependent("HistoryTables.ensure \(tombstones)") { () throws(SQLiteError) in
+            try create(connection, tombstones: tombstones)
+        }
+    }
+
+    private static func create(_ connection: Connection, tombstones: Int) throws(SQLiteError) -> Int {
         if try !exist(connection) {
             try connection.execute(HistoryDDL.changeTable(tombstones: tombstones))
             for statement in HistoryDDL.otherStatements { try connection.execute(statement) }
@@ -33,7 +41,7 @@ public enum HistoryTables {
     }
 
     /// The `ZTOMBSTONEn` columns of `ACHANGE`, in index order.
-    public static func tombstoneColumns(_ connection: Connection) throws -> [String] {
+    public static func tombstoneColumns(_ connection: Connection) throws(SQLiteError) -> [String] {
         try connection.rows("SELECT name FROM pragma_table_info('ACHANGE')").compactMap { $0[0].textValue }
             .filter { $0.hasPrefix("ZTOMBSTONE") && Int($0.dropFirst(10)) != nil }
             .sorted { (Int($0.dropFirst(10)) ?? 0) < (Int($1.dropFirst(10)) ?? 0) }

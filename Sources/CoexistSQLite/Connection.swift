@@ -13,6 +13,8 @@ public final class Connection {
     let handle: OpaquePointer
     private let busyState: BusyHandlerState
     private var statementCache: [String: Statement] = [:]
+    /// See ``schemaDependent(_:_:)``.
+    var schemaMemo: [String: (version: Int64, value: Any)] = [:]
 
     /// Opens (or creates) the database at `path`.
     ///

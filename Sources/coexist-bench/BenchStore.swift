@@ -50,7 +50,9 @@ struct BenchStore {
 
     /// A random version-4 UUID.
     static func randomUUID() -> [UInt8] {
-        var bytes = (0..<16).map { _ in UInt8.random(in: 0...255) }
+        var generator = SystemRandomNumberGenerator()
+        let (high, low) = (generator.next() as UInt64, generator.next() as UInt64)
+        var bytes = (0..<16).map { UInt8(truncatingIfNeeded: ($0 < 8 ? high : low) >> (UInt64($0 % 8) * 8)) }
         bytes[6] = bytes[6] & 0x0F | 0x40
         bytes[8] = bytes[8] & 0x3F | 0x80
         return bytes

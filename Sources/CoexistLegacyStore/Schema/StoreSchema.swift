@@ -68,6 +68,12 @@ public struct StoreSchema: Sendable {
 
     /// The store's tables and their columns, from `sqlite_master` and `PRAGMA table_info`.
     public static func readTables(_ connection: Connection) throws(SQLiteError) -> [String: [String]] {
+        try connection.schemaDependent("StoreSchema.readTables") { () throws(SQLiteError) in
+            try readTablesNow(connection)
+        }
+    }
+
+    private static func readTablesNow(_ connection: Connection) throws(SQLiteError) -> [String: [String]] {
         var tables: [String: [String]] = [:]
         let names = try connection.rows("SELECT name FROM sqlite_master WHERE type = 'table'").compactMap {
             $0[0].textValue
