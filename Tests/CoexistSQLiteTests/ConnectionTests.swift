@@ -13,6 +13,7 @@ import Testing
         #expect(try connection.scalar("PRAGMA journal_mode").textValue == "wal")
         #expect(try connection.scalar("PRAGMA synchronous").integerValue == 1)
         #expect(try connection.scalar("PRAGMA foreign_keys").integerValue == 1)
+        #expect(try connection.scalar("PRAGMA temp_store").integerValue == 2)
     }
 
     @Test func everyStorageClassRoundTrips() throws {
