@@ -61,11 +61,5 @@ struct IdentityMap {
         return id
     }
 
-    static func newIdentity() -> String {
-        var generator = SystemRandomNumberGenerator()
-        var bytes = (0..<16).map { _ in UInt8.random(in: 0...255, using: &generator) }
-        bytes[6] = bytes[6] & 0x0F | 0x40
-        bytes[8] = bytes[8] & 0x3F | 0x80
-        return UUIDText.text(bytes) ?? ""
-    }
+    static func newIdentity() -> String { UUIDText.random() }
 }

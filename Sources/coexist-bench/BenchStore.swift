@@ -28,11 +28,23 @@ struct BenchStore {
         try NewStore(path: path, model: model).createSchema()
     }
 
+    /// Runs `body` with a fresh store and a coexistd on it; stops the daemon and removes the store after.
+    static func withDaemon<T>(modelPath: String, _ body: (BenchStore, ChildProcess) throws -> T) throws -> T {
+        let store = try BenchStore(modelPath: modelPath)
+        defer { store.remove() }
+        let daemon = try store.startDaemon()
+        defer {
+            daemon.terminate()
+            daemon.wait()
+        }
+        return try body(store, daemon)
+    }
+
     /// Starts coexistd on the store; returns once its socket answers.
-    func startDaemon(extra: [String] = []) throws -> ChildProcess {
+    private func startDaemon() throws -> ChildProcess {
         let daemon = try ChildProcess(
             path: ChildProcess.executableDirectory() + "/coexistd",
-            arguments: ["--database", path, "--socket", socket, "--log-level", "warning"] + extra
+            arguments: ["--database", path, "--socket", socket, "--log-level", "warning"]
         )
         let client = try LineClient(path: socket)
         try client.send(#"{"op":"ping"}"#)
@@ -49,12 +61,5 @@ struct BenchStore {
     }
 
     /// A random version-4 UUID.
-    static func randomUUID() -> [UInt8] {
-        var generator = SystemRandomNumberGenerator()
-        let (high, low) = (generator.next() as UInt64, generator.next() as UInt64)
-        var bytes = (0..<16).map { UInt8(truncatingIfNeeded: ($0 < 8 ? high : low) >> (UInt64($0 % 8) * 8)) }
-        bytes[6] = bytes[6] & 0x0F | 0x40
-        bytes[8] = bytes[8] & 0x3F | 0x80
-        return bytes
-    }
+    static func randomUUID() -> [UInt8] { UUIDText.randomBytes() }
 }

@@ -14,13 +14,10 @@ enum IdleScenario {
     }
 
     static func run(modelPath: String, seconds: Int) throws -> Result {
-        let store = try BenchStore(modelPath: modelPath)
-        defer { store.remove() }
-        let daemon = try store.startDaemon()
-        defer {
-            daemon.terminate()
-            daemon.wait()
-        }
+        try BenchStore.withDaemon(modelPath: modelPath) { store, daemon in try measure(store, daemon, seconds) }
+    }
+
+    private static func measure(_ store: BenchStore, _ daemon: ChildProcess, _ seconds: Int) throws -> Result {
         let client = try LineClient(path: store.socket)
         try client.send(#"{"op":"subscribe","since":"now"}"#)
         sleep(1)

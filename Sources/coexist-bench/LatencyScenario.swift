@@ -21,14 +21,9 @@ enum LatencyScenario {
     }
 
     static func run(modelPath: String, count: Int, rate: Int) throws -> [Result] {
-        let store = try BenchStore(modelPath: modelPath)
-        defer { store.remove() }
-        let daemon = try store.startDaemon()
-        defer {
-            daemon.terminate()
-            daemon.wait()
+        try BenchStore.withDaemon(modelPath: modelPath) { store, _ in
+            try ["legacy", "new"].map { try measure(side: $0, store: store, count: count, rate: rate) }
         }
-        return try ["legacy", "new"].map { try measure(side: $0, store: store, count: count, rate: rate) }
     }
 
     private static func measure(side: String, store: BenchStore, count: Int, rate: Int) throws -> Result {

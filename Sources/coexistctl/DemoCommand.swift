@@ -146,10 +146,5 @@ enum DemoCommand: Subcommand {
         return String(cString: result)
     }
 
-    static func randomUUID() -> [UInt8] {
-        var bytes = (0..<16).map { _ in UInt8.random(in: 0...255) }
-        bytes[6] = bytes[6] & 0x0F | 0x40
-        bytes[8] = bytes[8] & 0x3F | 0x80
-        return bytes
-    }
+    static func randomUUID() -> [UInt8] { UUIDText.randomBytes() }
 }

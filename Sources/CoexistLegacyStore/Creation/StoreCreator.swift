@@ -120,10 +120,7 @@ public enum StoreCreator {
 
     /// A random (version 4) UUID in Core Data's upper-case form.
     static func randomUUID() -> String {
-        var generator = SystemRandomNumberGenerator()
-        var bytes = (0..<16).map { _ in UInt8.random(in: 0...255, using: &generator) }
-        bytes[6] = bytes[6] & 0x0F | 0x40
-        bytes[8] = bytes[8] & 0x3F | 0x80
+        let bytes = UUIDText.randomBytes()
         let hex = bytes.map { byte in
             let digits = Array("0123456789ABCDEF")
             return String([digits[Int(byte >> 4)], digits[Int(byte & 0x0F)]])

@@ -92,6 +92,19 @@ extension AttributeValue: Codable {
 
 /// Canonical UUID text: 8-4-4-4-12 hexadecimal digits.
 public enum UUIDText {
+    /// A random (version 4, RFC 9562) UUID's 16 bytes, from the system's secure generator.
+    public static func randomBytes() -> [UInt8] {
+        var generator = SystemRandomNumberGenerator()
+        let (high, low) = (generator.next() as UInt64, generator.next() as UInt64)
+        var bytes = (0..<16).map { UInt8(truncatingIfNeeded: ($0 < 8 ? high : low) >> (UInt64($0 % 8) * 8)) }
+        bytes[6] = bytes[6] & 0x0F | 0x40
+        bytes[8] = bytes[8] & 0x3F | 0x80
+        return bytes
+    }
+
+    /// A random (version 4) UUID in lower-case text.
+    public static func random() -> String { text(randomBytes()) ?? "" }
+
     /// The 16 bytes of a UUID written as text (either case), or nil.
     public static func bytes(_ text: String) -> [UInt8]? {
         let digits = Array(text.utf8)

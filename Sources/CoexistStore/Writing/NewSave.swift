@@ -245,14 +245,7 @@ public final class NewSave {
     }
 
     /// A random (version 4) UUID, lower-case.
-    static func newIdentity() -> String {
-        var generator = SystemRandomNumberGenerator()
-        let (high, low) = (generator.next() as UInt64, generator.next() as UInt64)
-        var bytes = (0..<16).map { UInt8(truncatingIfNeeded: ($0 < 8 ? high : low) >> (UInt64($0 % 8) * 8)) }
-        bytes[6] = bytes[6] & 0x0F | 0x40
-        bytes[8] = bytes[8] & 0x3F | 0x80
-        return UUIDText.text(bytes) ?? ""
-    }
+    static func newIdentity() -> String { UUIDText.random() }
 
     static func attributeValue(_ value: DefaultValue) -> AttributeValue {
         switch value {
