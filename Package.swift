@@ -147,7 +147,7 @@ let package = Package(
             name: "coexist-bench",
             dependencies: [
                 "CoexistLegacyStore", "CoexistStore", "CoexistHistory", "CoexistSQLite", "CoexistModel", "CoexistRuntime",
-                "coexistd",
+                "coexistd", "coexistctl", "coexist-test-helper",
             ],
             swiftSettings: strict
         ),

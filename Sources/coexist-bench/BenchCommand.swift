@@ -5,12 +5,16 @@ enum BenchCommand {
     static let usage = """
         usage: coexist-bench [latency|write-overhead|idle|all] [--model PATH] [--count N] [--rate N]
                              [--rows N] [--idle-seconds N]
+               coexist-bench crash [--rounds N] [--writes N] [--seed N] [--model PATH]
 
           latency          commit → subscriber event and commit → mirror event, each direction
                            (--count transactions at --rate per second; defaults 10000 and 1000)
           write-overhead   one-row saves with history vs raw SQL inserts, each store (--rows, default 10000)
           idle             CPU per second of an idle coexistd with one subscriber (--idle-seconds, default 30)
-          all              every scenario (the default)
+          all              every scenario above (the default)
+          crash            SIGKILLs coexistd --rounds times (default 200) while two random writers make
+                           --writes saves each (default 400), then checks that nothing was lost, doubled or
+                           echoed; one summary line, exit 1 on a failure
 
           --model PATH     the model (default: config/TaskModel.xcdatamodeld)
         """
@@ -19,14 +23,14 @@ enum BenchCommand {
         let parsed = try ArgumentParser(
             arguments,
             flags: ["help"],
-            options: ["model", "count", "rate", "rows", "idle-seconds"]
+            options: ["model", "count", "rate", "rows", "idle-seconds", "rounds", "writes", "seed"]
         )
         if parsed.flag("help") {
             StandardStreams.out(usage)
             return .success
         }
         let scenario = try parsed.positionals(min: 0, max: 1).first ?? "all"
-        let known = ["latency", "write-overhead", "idle", "all"]
+        let known = ["latency", "write-overhead", "idle", "all", "crash"]
         guard known.contains(scenario) else { throw ArgumentParser.UsageError("unknown scenario \(scenario)") }
         let model = parsed.option("model") ?? "config/TaskModel.xcdatamodeld"
         func number(_ name: String, _ fallback: Int) throws -> Int {
@@ -35,6 +39,16 @@ enum BenchCommand {
                 throw ArgumentParser.UsageError("--\(name) takes a positive integer")
             }
             return value
+        }
+        if scenario == "crash" {
+            let result = try CrashScenario.run(
+                modelPath: model,
+                rounds: try number("rounds", 200),
+                writes: try number("writes", 400),
+                seed: UInt64(try number("seed", 1))
+            )
+            StandardStreams.out(Report.crash(result))
+            return result.passed ? .success : .failure
         }
         var report = Report()
         StandardStreams.out("machine: \(Report.machine())")

@@ -2,6 +2,7 @@ import CoexistLegacyStore
 import CoexistModel
 import CoexistRuntime
 import CoexistStore
+import FoundationEssentials
 
 #if canImport(Glibc)
 import Glibc
@@ -40,12 +41,31 @@ struct BenchStore {
         return try body(store, daemon)
     }
 
-    /// Starts coexistd on the store; returns once its socket answers.
-    private func startDaemon() throws -> ChildProcess {
+    /// Runs coexistd until it has mirrored everything committed so far, then stops it.
+    static func catchUp(_ store: BenchStore) throws {
+        let daemon = try store.startDaemon()
+        defer {
+            daemon.terminate()
+            daemon.wait()
+        }
+        let client = try LineClient(path: store.socket)
+        struct Status: Decodable { var lag: Int64 }
+        for _ in 0..<6_000 {
+            try client.send(#"{"op":"status"}"#)
+            let reply = try client.readLine() ?? ""
+            if let status = try? JSONDecoder().decode(Status.self, from: Data(reply.utf8)), status.lag == 0 { return }
+            usleep(10_000)
+        }
+        throw BenchError("coexistd did not catch up within 60 s")
+    }
+
+    /// Starts coexistd on the store; returns once its socket answers (at once unless `waitForSocket`).
+    func startDaemon(waitForSocket: Bool = true) throws -> ChildProcess {
         let daemon = try ChildProcess(
             path: ChildProcess.executableDirectory() + "/coexistd",
-            arguments: ["--database", path, "--socket", socket, "--log-level", "warning"]
+            arguments: ["--database", path, "--socket", socket, "--log-level", "error"]
         )
+        guard waitForSocket else { return daemon }
         let client = try LineClient(path: socket)
         try client.send(#"{"op":"ping"}"#)
         _ = try client.readLine()

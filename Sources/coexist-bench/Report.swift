@@ -71,6 +71,14 @@ struct Report {
         )
     }
 
+    /// The crash harness's one summary line.
+    static func crash(_ result: CrashScenario.Result) -> String {
+        "crash: \(result.passed ? "passed" : "FAILED"): \(result.rounds) SIGKILL rounds, \(result.sources) source "
+            + "transactions, \(result.mirrors) mirrored (\(result.mirrorTransactions) mirror transactions), "
+            + "\(result.echoes) echoes, \(result.parked) parked, cursor \(result.cursorAtEnd ? "at" : "NOT at") the "
+            + "last token, verify \(result.verifyEqual ? "equal" : "DIFFERENT")"
+    }
+
     var table: String {
         let first = rows.map(\.0.count).max() ?? 0
         let second = rows.map(\.1.count).max() ?? 0

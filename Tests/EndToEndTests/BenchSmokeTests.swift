@@ -47,6 +47,18 @@ import Testing
         #expect(idle.idle?.seconds == 1)
     }
 
+    /// The crash harness, short: coexistd killed with SIGKILL at random moments (some during start-up) while
+    /// two random writers run; afterwards nothing is lost, doubled, echoed or parked.
+    @Test func crashHarnessShortRun() throws {
+        let seed = UInt64.random(in: 1...1_000_000)
+        let result = try ProductProcess.run(
+            "coexist-bench",
+            ["crash", "--rounds", "12", "--writes", "120", "--seed", "\(seed)", "--model", Fixtures.demoModel]
+        )
+        #expect(result.status == 0, "seed \(seed): \(result.stdout)\(result.stderr)")
+        #expect(result.stdout.hasPrefix("crash: passed: 12 SIGKILL rounds"), "seed \(seed): \(result.stdout)")
+    }
+
     @Test func unknownScenarioIsAUsageError() throws {
         let result = try ProductProcess.run("coexist-bench", ["fastest"])
         #expect(result.status == 64)

@@ -8,18 +8,26 @@ public final class ChildProcess {
     public let pid: Int32
     private var status: Int32?
 
-    /// Starts `path` with `arguments` (without the program name), inheriting the environment and descriptors.
-    public init(path: String, arguments: [String]) throws(SystemError) {
+    /// Starts `path` with `arguments` (without the program name), inheriting the environment and descriptors
+    /// (standard output goes to /dev/null when `quiet`).
+    public init(path: String, arguments: [String], quiet: Bool = false) throws(SystemError) {
         let argv = ([path] + arguments).map { strdup($0) } + [nil]
         defer { for pointer in argv { free(pointer) } }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        if quiet { posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, "/dev/null", O_WRONLY, 0) }
         var pid: pid_t = 0
-        let code = posix_spawn(&pid, path, nil, nil, argv, environ)
+        let code = posix_spawn(&pid, path, &actions, nil, argv, environ)
         guard code == 0 else { throw SystemError(call: "posix_spawn", code: code, subject: path) }
         self.pid = pid
     }
 
     /// Sends SIGTERM: a graceful stop.
     public func terminate() { kill(pid, SIGTERM) }
+
+    /// Sends SIGKILL: no chance to clean up (for crash tests).
+    public func killNow() { kill(pid, SIGKILL) }
 
     /// Waits for the child to end; returns its exit status (128 + signal when killed).
     @discardableResult
