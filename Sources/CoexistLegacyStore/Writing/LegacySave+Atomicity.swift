@@ -33,14 +33,9 @@ extension LegacySave {
             deleted: deleted,
             keys: keys.snapshot
         )
-        try connection.execute("SAVEPOINT coexist_operation")
         do {
-            let result = try body()
-            try connection.execute("RELEASE coexist_operation")
-            return result
+            return try connection.savepoint("coexist_operation", body)
         } catch {
-            try? connection.execute("ROLLBACK TO coexist_operation")
-            try? connection.execute("RELEASE coexist_operation")
             order = saved.order
             pending = saved.pending
             bumped = saved.bumped

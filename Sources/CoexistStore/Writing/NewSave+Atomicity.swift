@@ -20,14 +20,9 @@ extension NewSave {
         depth += 1
         defer { depth -= 1 }
         let saved = State(order: order, pending: pending, deleted: deleted)
-        try connection.execute("SAVEPOINT coexist_operation")
         do {
-            let result = try body()
-            try connection.execute("RELEASE coexist_operation")
-            return result
+            return try connection.savepoint("coexist_operation", body)
         } catch {
-            try? connection.execute("ROLLBACK TO coexist_operation")
-            try? connection.execute("RELEASE coexist_operation")
             order = saved.order
             pending = saved.pending
             deleted = saved.deleted
