@@ -152,6 +152,11 @@ let package = Package(
             swiftSettings: strict
         ),
         .executableTarget(
+            name: "coexist-fuzz",
+            dependencies: ["CoexistEvents", "CoexistDaemon", "CoexistModel", "CoexistRuntime"],
+            swiftSettings: strict
+        ),
+        .executableTarget(
             name: "coexist-test-helper",
             dependencies: ["CoexistLegacyStore", "CoexistStore", "CoexistHistory", "CoexistSQLite", "CoexistRuntime"],
             path: "Tests/CoexistTestHelper",
@@ -161,7 +166,7 @@ let package = Package(
             name: "EndToEndTests",
             dependencies: [
                 "TestSupport", "CoexistSQLite", "CoexistHistory", "CoexistLegacyStore", "CoexistStore", "coexistctl", "coexistd",
-                "coexist-test-helper", "coexist-bench",
+                "coexist-test-helper", "coexist-bench", "coexist-fuzz",
             ],
             exclude: ["Python"],
             swiftSettings: strict

@@ -68,6 +68,14 @@ public struct DaemonConfiguration: Sendable {
         return configuration
     }
 
+    /// Parses configuration text and applies every entry, without the checks that look at the file system
+    /// (the database, the socket directory): for tests and fuzzing.
+    public static func parse(_ text: String, file: String) throws(ConfigError) -> DaemonConfiguration {
+        var configuration = DaemonConfiguration()
+        for entry in try ConfigFile.parse(text, file: file) { try configuration.apply(entry) }
+        return configuration
+    }
+
     mutating func apply(_ entry: ConfigEntry) throws(ConfigError) {
         if let section = entry.section {
             try applyEntityOverride(section, entry)

@@ -89,8 +89,12 @@ public enum XCDataModelReader {
 
     /// Reads one `contents` XML file.
     public static func readContents(_ file: String) throws(ModelError) -> Model {
-        let root = try XMLTree.parse(try FileBytes.read(file), file: file)
-        return try ModelXMLDecoder(file: file).decode(root)
+        try decodeContents(try FileBytes.read(file), file: file)
+    }
+
+    /// Decodes the bytes of a `contents` XML file; errors name `file`.
+    public static func decodeContents(_ bytes: [UInt8], file: String) throws(ModelError) -> Model {
+        try ModelXMLDecoder(file: file).decode(try XMLTree.parse(bytes, file: file))
     }
 
     private static func trimmingSlashes(_ path: String) -> String {
