@@ -3,13 +3,17 @@ import CoexistRuntime
 /// Parses the command line, runs the chosen scenarios, prints a table and a one-line JSON summary.
 enum BenchCommand {
     static let usage = """
-        usage: coexist-bench [latency|write-overhead|idle|all] [--model PATH] [--count N] [--rate N]
-                             [--rows N] [--idle-seconds N]
+        usage: coexist-bench [latency|throughput|write-overhead|catch-up|idle|all] [--model PATH] [--count N]
+                             [--rate N] [--rows N] [--changes N] [--backlog N] [--idle-seconds N]
                coexist-bench crash [--rounds N] [--writes N] [--seed N] [--model PATH]
 
           latency          commit → subscriber event and commit → mirror event, each direction
                            (--count transactions at --rate per second; defaults 10000 and 1000)
+          throughput       coexistd --once on a backlog of 1-row and of 100-row transactions (--changes
+                           each, default 20000) vs raw batched inserts of the same rows, same run
           write-overhead   one-row saves with history vs raw SQL inserts, each store (--rows, default 10000)
+          catch-up         coexistd --once on a backlog of --backlog changes in 100-row transactions
+                           (default 1000000): time and peak RSS
           idle             CPU per second of an idle coexistd with one subscriber (--idle-seconds, default 30)
           all              every scenario above (the default)
           crash            SIGKILLs coexistd --rounds times (default 200) while two random writers make
@@ -23,14 +27,16 @@ enum BenchCommand {
         let parsed = try ArgumentParser(
             arguments,
             flags: ["help"],
-            options: ["model", "count", "rate", "rows", "idle-seconds", "rounds", "writes", "seed"]
+            options: [
+                "model", "count", "rate", "rows", "idle-seconds", "rounds", "writes", "seed", "changes", "backlog",
+            ]
         )
         if parsed.flag("help") {
             StandardStreams.out(usage)
             return .success
         }
         let scenario = try parsed.positionals(min: 0, max: 1).first ?? "all"
-        let known = ["latency", "write-overhead", "idle", "all", "crash"]
+        let known = ["latency", "throughput", "write-overhead", "catch-up", "idle", "all", "crash"]
         guard known.contains(scenario) else { throw ArgumentParser.UsageError("unknown scenario \(scenario)") }
         let model = parsed.option("model") ?? "config/TaskModel.xcdatamodeld"
         func number(_ name: String, _ fallback: Int) throws -> Int {
@@ -60,8 +66,30 @@ enum BenchCommand {
             )
             report.latency(results)
         }
+        if scenario == "throughput" || scenario == "all" {
+            let changes = try number("changes", 20_000)
+            report.throughput(
+                try [1, 100].map { rows in
+                    try ThroughputScenario.run(
+                        modelPath: model,
+                        rowsPerTransaction: rows,
+                        transactions: max(1, changes / rows)
+                    )
+                }
+            )
+        }
         if scenario == "write-overhead" || scenario == "all" {
             report.writeOverhead(try WriteOverheadScenario.run(modelPath: model, rows: try number("rows", 10_000)))
+        }
+        if scenario == "catch-up" || scenario == "all" {
+            let backlog = try number("backlog", 1_000_000)
+            report.catchUp(
+                try ThroughputScenario.run(
+                    modelPath: model,
+                    rowsPerTransaction: 100,
+                    transactions: max(1, backlog / 100)
+                )
+            )
         }
         if scenario == "idle" || scenario == "all" {
             report.idle(try IdleScenario.run(modelPath: model, seconds: try number("idle-seconds", 30)))

@@ -58,6 +58,38 @@ struct Report {
         fields.append("\"writeOverhead\":{" + sides.joined(separator: ",") + "}")
     }
 
+    mutating func throughput(_ results: [ThroughputScenario.Result]) {
+        var entries: [String] = []
+        for result in results {
+            let ratio = Double(Int(result.ratio * 1_000)) / 1_000
+            rows.append(
+                (
+                    "throughput",
+                    "\(result.rowsPerTransaction)-row transactions mirrored (n \(result.changes))",
+                    "\(Int(result.rate)) changes/s vs raw insert \(Int(result.rawRate))/s: × \(ratio)"
+                )
+            )
+            entries.append(
+                "\"rows\(result.rowsPerTransaction)\":{\"changes\":\(result.changes),\"perSecond\":\(Int(result.rate)),"
+                    + "\"rawPerSecond\":\(Int(result.rawRate)),\"ratio\":\(ratio)}"
+            )
+        }
+        fields.append("\"throughput\":{" + entries.joined(separator: ",") + "}")
+    }
+
+    mutating func catchUp(_ result: ThroughputScenario.Result) {
+        let seconds = Double(Int(result.seconds * 10)) / 10
+        rows.append(
+            (
+                "catch-up", "backlog of \(result.changes) changes (100-row transactions)",
+                "\(seconds) s, peak RSS \(result.peakKilobytes / 1024) MiB"
+            )
+        )
+        fields.append(
+            "\"catchUp\":{\"changes\":\(result.changes),\"seconds\":\(seconds),\"peakRSSKilobytes\":\(result.peakKilobytes)}"
+        )
+    }
+
     mutating func idle(_ result: IdleScenario.Result) {
         let perSecond = Double(Int(result.cpuNanosecondsPerSecond / 1_000)) / 1_000
         rows.append(

@@ -17,6 +17,16 @@ import Testing
         }
         struct Overhead: Decodable { var ratio: Double }
         struct Idle: Decodable { var seconds: Int }
+        struct Throughput: Decodable {
+            var changes: Int
+            var perSecond: Int
+        }
+        struct CatchUp: Decodable {
+            var changes: Int
+            var peakRSSKilobytes: Int
+        }
+        var throughput: [String: Throughput]?
+        var catchUp: CatchUp?
         var latency: [String: Latency]?
         var writeOverhead: [String: Overhead]?
         var idle: Idle?
@@ -57,6 +67,17 @@ import Testing
         )
         #expect(result.status == 0, "seed \(seed): \(result.stdout)\(result.stderr)")
         #expect(result.stdout.hasPrefix("crash: passed: 12 SIGKILL rounds"), "seed \(seed): \(result.stdout)")
+    }
+
+    /// Backlogs are mirrored completely (the scenario itself checks every row arrived) and measured.
+    @Test func throughputAndCatchUpReport() throws {
+        let throughput = try summary(["throughput", "--changes", "200"])
+        #expect(throughput.throughput?["rows1"]?.changes == 200)
+        #expect(throughput.throughput?["rows100"]?.changes == 200)
+        #expect((throughput.throughput?["rows1"]?.perSecond ?? 0) > 0)
+        let catchUp = try summary(["catch-up", "--backlog", "300"])
+        #expect(catchUp.catchUp?.changes == 300)
+        #expect((catchUp.catchUp?.peakRSSKilobytes ?? 0) > 1_000)
     }
 
     @Test func unknownScenarioIsAUsageError() throws {

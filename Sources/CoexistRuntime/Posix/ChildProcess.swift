@@ -40,6 +40,16 @@ public final class ChildProcess {
         return result
     }
 
+    /// Waits for the child to end; returns its exit status and its peak resident set size in KiB.
+    public func waitWithPeakMemory() -> (status: Int32, peakKilobytes: Int) {
+        var raw: Int32 = 0
+        var usage = rusage()
+        while wait4(pid, &raw, 0, &usage) < 0 && errno == EINTR {}
+        let result = (raw & 0x7F) == 0 ? (raw >> 8) & 0xFF : 128 + (raw & 0x7F)
+        status = result
+        return (result, usage.ru_maxrss)
+    }
+
     /// The path of the running executable's directory (to find sibling programs).
     public static func executableDirectory() -> String {
         var buffer = [CChar](repeating: 0, count: 4096)

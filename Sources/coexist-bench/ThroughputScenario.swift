@@ -1,0 +1,85 @@
+import CoexistHistory
+import CoexistLegacyStore
+import CoexistModel
+import CoexistRuntime
+import CoexistSQLite
+
+/// *throughput* and *catch-up*: a backlog of legacy transactions (`rows` Task inserts each) is written with
+/// no daemon running, then `coexistd --once` mirrors all of it; the rate is compared with raw batched inserts
+/// of the same rows into the same new-schema table, in a fresh store, in the same run.
+enum ThroughputScenario {
+    struct Result: Sendable {
+        var rowsPerTransaction: Int
+        var transactions: Int
+        var seconds: Double
+        var rawSeconds: Double
+        var peakKilobytes: Int
+        var changes: Int { rowsPerTransaction * transactions }
+        var rate: Double { seconds > 0 ? Double(changes) / seconds : 0 }
+        var rawRate: Double { rawSeconds > 0 ? Double(changes) / rawSeconds : 0 }
+        var ratio: Double { rawRate > 0 ? rate / rawRate : 0 }
+    }
+
+    static func run(modelPath: String, rowsPerTransaction: Int, transactions: Int) throws -> Result {
+        let store = try BenchStore(modelPath: modelPath)
+        defer { store.remove() }
+        try BenchStore.catchUp(store)  // initialise the bridge on the empty store
+        let legacy = try LegacyStore(path: store.path, options: OpenOptions(busyTimeoutMilliseconds: 30_000))
+        let metadata = SaveMetadata(author: "bench", processName: "coexist-bench")
+        var rows: [(id: [UInt8], title: String, created: Double)] = []
+        for transaction in 0..<transactions {
+            let batch = (0..<rowsPerTransaction).map { index in
+                (UUIDText.randomBytes(), "bench \(transaction).\(index)", TransactionWriter.now())
+            }
+            try legacy.save(metadata) { save in
+                for row in batch {
+                    _ = try save.insert(
+                        "Task",
+                        [
+                            "id": .uuid(row.0), "title": .string(row.1), "createdAt": .date(row.2),
+                            "priority": .integer(1), "isCompleted": .boolean(false),
+                        ]
+                    )
+                }
+            }
+            rows += batch
+        }
+        let start = Measure.now()
+        let daemon = try ChildProcess(
+            path: ChildProcess.executableDirectory() + "/coexistd",
+            arguments: ["--database", store.path, "--socket", store.socket, "--log-level", "error", "--once"]
+        )
+        let (status, peak) = daemon.waitWithPeakMemory()
+        let seconds = Double(Measure.now() - start) / 1e9
+        guard status == 0 else { throw BenchError("coexistd --once exited \(status)") }
+        let mirrored = try legacy.connection.scalar("SELECT count(*) FROM task").integerValue ?? 0
+        guard mirrored == Int64(rows.count) else { throw BenchError("\(mirrored) of \(rows.count) rows mirrored") }
+        return Result(
+            rowsPerTransaction: rowsPerTransaction,
+            transactions: transactions,
+            seconds: seconds,
+            rawSeconds: try rawInsert(modelPath: modelPath, rows),
+            peakKilobytes: peak
+        )
+    }
+
+    /// Seconds to insert `rows` into a fresh store's `task` table in one transaction.
+    private static func rawInsert(
+        modelPath: String,
+        _ rows: [(id: [UInt8], title: String, created: Double)]
+    ) throws -> Double {
+        let fresh = try BenchStore(modelPath: modelPath)
+        defer { fresh.remove() }
+        let connection = try Connection(path: fresh.path)
+        let start = Measure.now()
+        try connection.write {
+            for row in rows {
+                try connection.run(
+                    "INSERT INTO task (id, title, created_at, priority, is_completed) VALUES (?, ?, ?, 1, 0)",
+                    [.text(UUIDText.text(row.id) ?? ""), .text(row.title), .real(row.created)]
+                )
+            }
+        }
+        return Double(Measure.now() - start) / 1e9
+    }
+}
