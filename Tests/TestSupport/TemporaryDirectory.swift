@@ -22,10 +22,14 @@ public final class TemporaryDirectory: @unchecked Sendable {
     public func file(_ name: String) -> String { path + "/" + name }
 
     /// Copies a store with its `-wal` and `-shm` files into the directory, writable, and returns the copy's path.
+    ///
+    /// A fixture path is copied from the shared folder, never from the process's private copy that SQLite may
+    /// hold open (see ``Fixtures``).
     public func copy(_ store: String, as name: String? = nil) throws -> String {
         let target = file(name ?? URL(fileURLWithPath: store).lastPathComponent)
-        for suffix in ["", "-wal", "-shm"] where FileManager.default.fileExists(atPath: store + suffix) {
-            try FileManager.default.copyItem(atPath: store + suffix, toPath: target + suffix)
+        let source = Fixtures.sharedPath(of: store)
+        for suffix in ["", "-wal", "-shm"] where FileManager.default.fileExists(atPath: source + suffix) {
+            try FileManager.default.copyItem(atPath: source + suffix, toPath: target + suffix)
             try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: target + suffix)
         }
         return target
