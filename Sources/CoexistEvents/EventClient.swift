@@ -27,8 +27,9 @@ final class EventClient {
     var subscription: Subscription?
     var input: [UInt8] = []
     var inputSince: UInt64?
-    /// Queued messages with the token of the event they carry (nil for other messages).
-    var output: [(token: Int64?, bytes: [UInt8])] = []
+    /// Queued messages; those before `outputHead` are written, and `outputOffset` bytes of the one at it.
+    var output: [WireLine] = []
+    var outputHead = 0
     var outputOffset = 0
     var queuedEvents = 0
     /// The last event token completely written to the socket.
@@ -80,45 +81,81 @@ final class EventClient {
         return lines
     }
 
-    /// Queues a message (an event when `token` is set) and writes what the socket takes.
-    func send(_ bytes: [UInt8], token: Int64? = nil) {
-        output.append((token, bytes))
-        if token != nil { queuedEvents += 1 }
+    /// Queues a message and writes what the socket takes.
+    func send(_ bytes: [UInt8]) {
+        enqueue(WireLine(bytes))
         flush()
     }
 
-    /// Writes queued bytes until the socket would block.
+    /// Queues a message without writing: the caller flushes once after a batch.
+    func enqueue(_ line: WireLine) {
+        output.append(line)
+        if line.token != nil { queuedEvents += 1 }
+    }
+
+    /// Writes queued messages, up to 64 per `writev`, until the socket would block.
     func flush() {
-        while let head = output.first {
-            let remaining = head.bytes.count - outputOffset
-            let written = head.bytes.withUnsafeBytes { write(descriptor, $0.baseAddress! + outputOffset, remaining) }
+        while outputHead < output.count {
+            let batch = min(output.count - outputHead, 64)
+            let written = withUnsafeTemporaryAllocation(of: iovec.self, capacity: batch) { vectors in
+                for index in 0..<batch {
+                    let line = output[outputHead + index]
+                    let skip = index == 0 ? outputOffset : 0
+                    vectors[index] = iovec(
+                        iov_base: line.bytes.baseAddress.map { $0 + skip },
+                        iov_len: line.count - skip
+                    )
+                }
+                return writev(descriptor, vectors.baseAddress, Int32(batch))
+            }
             if written < 0 && errno == EINTR { continue }
             if written <= 0 {
                 if written < 0 && errno != EAGAIN { closed = true }
-                return
+                break
             }
-            outputOffset += written
-            if outputOffset == head.bytes.count {
-                if let token = head.token {
-                    delivered = max(delivered, token)
-                    queuedEvents -= 1
-                }
-                output.removeFirst()
-                outputOffset = 0
-            }
+            advance(by: written)
         }
-        if closing { closed = true }
+        if outputHead == output.count {
+            output.removeAll(keepingCapacity: output.capacity <= 4_096)
+            outputHead = 0
+            if closing { closed = true }
+        } else if outputHead >= 1_024 && outputHead * 2 >= output.count {
+            output.removeFirst(outputHead)
+            outputHead = 0
+        }
     }
 
-    var wantsToWrite: Bool { !output.isEmpty }
+    private func advance(by written: Int) {
+        var left = written
+        while left > 0 {
+            let line = output[outputHead]
+            let remaining = line.count - outputOffset
+            guard left >= remaining else {
+                outputOffset += left
+                return
+            }
+            left -= remaining
+            if let token = line.token {
+                delivered = max(delivered, token)
+                queuedEvents -= 1
+            }
+            outputHead += 1
+            outputOffset = 0
+        }
+    }
+
+    var wantsToWrite: Bool { outputHead < output.count }
 
     /// Drops queued events not yet started, keeping a partly written message whole.
     func dropUnsentEvents() {
-        let keep = outputOffset > 0 ? 1 : 0
-        let kept = Array(output.prefix(keep))
-        let rest = output.dropFirst(keep).filter { $0.token == nil }
-        output = kept + rest
-        queuedEvents = output.filter { $0.token != nil }.count
+        var kept: [WireLine] = []
+        for (index, line) in output[outputHead...].enumerated()
+        where line.token == nil || (index == 0 && outputOffset > 0) {
+            kept.append(line)
+        }
+        output = kept
+        outputHead = 0
+        queuedEvents = kept.filter { $0.token != nil }.count
     }
 
     func recordError(limit: Int) {

@@ -42,6 +42,8 @@ extension EventServer {
         if let name = request.name, name.isEmpty || name.utf8.count > 200 {
             throw EventError(code: .invalidRequest, message: "a consumer name has 1 to 200 bytes")
         }
+        // "now" and the backlog bound mean what is committed now, not what the last wake-up published.
+        try inOneSnapshot { try publishPending() }
         var position: Int64
         switch request.since {
         case .token(let token)?: position = token
@@ -49,7 +51,8 @@ extension EventServer {
         case nil:
             position = try request.name.flatMap { try ConsumerTable.acked(engine.connection, name: $0) } ?? published
         }
-        position = min(position, published)
+        // A token beyond what is published (a commit this server has not seen yet) is kept: the events up
+        // to it are skipped as they are published, never sent.
         if let oldest = try source.oldestToken(), position + 1 < oldest, position < published {
             throw EventError(code: .tokenExpired, message: "history after token \(position) was pruned", oldest: oldest)
         }
@@ -104,12 +107,15 @@ extension EventServer {
     /// Returns false after a lag.
     func deliver(_ events: [EncodedEvent], to client: EventClient) -> Bool {
         guard let subscription = client.subscription else { return true }
+        defer { client.flush() }
         for event in events where matches(event, subscription) {
+            // Let the socket take what it can before judging the queue full.
+            if client.queuedEvents >= limits.queueLimit { client.flush() }
             guard client.queuedEvents < limits.queueLimit else {
                 lag(client)
                 return false
             }
-            client.send(subscription.values ? (event.withValues ?? event.plain) : event.plain, token: event.token)
+            client.enqueue(subscription.values ? (event.withValues ?? event.plain) : event.plain)
         }
         return true
     }
@@ -164,6 +170,16 @@ extension EventServer {
 
     /// Gives live subscribers the events of every transaction committed since the last call, in token order.
     public func publish(now: UInt64) throws {
+        try inOneSnapshot { try publishPending() }
+        for client in clients.values where client.closed { remove(client) }
+    }
+
+    /// Runs `body` in one read transaction (one snapshot, one set of WAL locks for all its queries).
+    func inOneSnapshot<T>(_ body: () throws -> T) throws -> T {
+        engine.connection.isAutocommit ? try engine.connection.read(body) : try body()
+    }
+
+    private func publishPending() throws {
         let last = try source.lastToken()
         while published < last {
             let page = try source.transactions(after: published, through: last, limit: 256)
@@ -171,17 +187,19 @@ extension EventServer {
                 published = last
                 break
             }
-            let live = clients.values.filter { $0.subscription?.live == true && $0.subscription?.position == published }
+            let live = clients.values.filter { $0.subscription?.live == true }
             let wantsValues = live.contains { $0.subscription?.values == true }
             for transaction in page {
-                let events = live.isEmpty ? [] : try source.events(transaction, values: wantsValues)
-                for client in live where client.subscription?.live == true {
+                let receivers = live.filter {
+                    $0.subscription?.live == true && ($0.subscription?.position ?? .max) < transaction.token
+                }
+                let events = receivers.isEmpty ? [] : try source.events(transaction, values: wantsValues)
+                for client in receivers where client.subscription?.live == true {
                     if deliver(events, to: client) { client.subscription?.position = transaction.token }
                 }
                 published = transaction.token
             }
         }
-        for client in clients.values where client.closed { remove(client) }
     }
 
     /// Periodic work: backlogs, `wait` replies, request timeouts, heartbeats.
@@ -189,7 +207,7 @@ extension EventServer {
         for client in Array(clients.values) {
             if client.subscription?.live == false {
                 do {
-                    try fillBacklog(client)
+                    try inOneSnapshot { try fillBacklog(client) }
                 } catch {
                     fail(client, EventError(code: .internalError, message: "\(error)"))
                 }

@@ -17,8 +17,8 @@ public struct EncodedEvent: Sendable {
     /// Whether the bridge wrote it (a mirror).
     public var isMirror: Bool
     /// The event line without values, and with them when asked for.
-    public var plain: [UInt8]
-    public var withValues: [UInt8]?
+    public var plain: WireLine
+    public var withValues: WireLine?
 }
 
 /// Turns history transactions into events: token, time, author, side, entity in both schemas, identity,
@@ -59,16 +59,15 @@ public final class EventSource {
                     pk = try engine.legacyPK(ofNew: entity, id: objectID)
                 }
             }
-            let plain = line(transaction, change, index: index, id: id, pk: pk, values: nil)
-            var withValues: [UInt8]?
+            let plain = WireLine(
+                line(transaction, change, index: index, id: id, pk: pk, values: nil),
+                token: transaction.token
+            )
+            var withValues: WireLine?
             if values {
-                withValues = line(
-                    transaction,
-                    change,
-                    index: index,
-                    id: id,
-                    pk: pk,
-                    values: try currentValues(change, id: id)
+                withValues = WireLine(
+                    line(transaction, change, index: index, id: id, pk: pk, values: try currentValues(change, id: id)),
+                    token: transaction.token
                 )
             }
             events.append(

@@ -96,9 +96,16 @@ public struct JSONWriter {
         if let value { integer(value) } else { null() }
     }
 
+    private static let hex = Array("0123456789abcdef".utf8)
+
     private mutating func escape(_ text: String) {
         bytes.append(0x22)
-        let hex = Array("0123456789abcdef".utf8)
+        if !text.utf8.contains(where: { $0 < 0x20 || $0 == 0x22 || $0 == 0x5C }) {
+            bytes.append(contentsOf: text.utf8)
+            bytes.append(0x22)
+            return
+        }
+        let hex = Self.hex
         for byte in text.utf8 {
             switch byte {
             case 0x22: bytes += [0x5C, 0x22]
