@@ -4,6 +4,11 @@ import CoexistSQLite
 /// Finds properties changed on both sides within the pending window (since the last mirrored state) and
 /// decides, by the configured policy, which change loses: a losing change's property is not mirrored, so
 /// both sides converge on the winner's value. Every conflict is recorded in `coexist_conflict`.
+///
+/// Kept by the engine across passes, in step with its read-ahead window: ``add(_:)`` as transactions enter
+/// the window, ``forget(through:)`` as the cursor passes them. A legacy change whose object has no recorded
+/// identity yet is retried each pass (``resolvePending()``) until it has one. The engine drops the whole
+/// resolver whenever a pass fails, so nothing learnt in a rolled-back transaction survives.
 final class ConflictResolver {
     struct Key: Hashable {
         let root: String
@@ -17,23 +22,59 @@ final class ConflictResolver {
         let key: Key
     }
 
-    let engine: SyncEngine
+    unowned let engine: SyncEngine
     /// Tokens that changed each key, per side, in the window.
     private var changes: [Key: [(token: Int64, side: Side)]] = [:]
+    /// The keys each token added, to forget them.
+    private var keysByToken: [Int64: [Key]] = [:]
+    /// Updates whose object identity is not known yet.
+    private var unresolved: [(token: Int64, side: Side, change: HistoryChange)] = []
     private var losses: [String: Loss] = [:]
 
-    init(engine: SyncEngine, window: [HistoryTransaction]) throws {
+    init(engine: SyncEngine) {
         self.engine = engine
-        for transaction in window where transaction.author != engine.configuration.author {
-            for change in transaction.changes where change.type == .update {
-                guard let identity = try identity(of: change) else { continue }
-                for property in change.properties ?? [] {
-                    changes[Key(root: identity.root, id: identity.id, property: property), default: []].append(
-                        (transaction.token, transaction.side)
-                    )
-                }
-            }
+    }
+
+    /// Takes in the updates of a transaction entering the window.
+    func add(_ transaction: HistoryTransaction) throws {
+        guard transaction.author != engine.configuration.author else { return }
+        for change in transaction.changes where change.type == .update {
+            try add(change, token: transaction.token, side: transaction.side)
         }
+    }
+
+    private func add(_ change: HistoryChange, token: Int64, side: Side) throws {
+        guard let identity = try identity(of: change) else {
+            if change.side == .legacy && change.entity != nil && change.objectPK != nil {
+                unresolved.append((token, side, change))
+            }
+            return
+        }
+        for property in change.properties ?? [] {
+            let key = Key(root: identity.root, id: identity.id, property: property)
+            changes[key, default: []].append((token, side))
+            keysByToken[token, default: []].append(key)
+        }
+    }
+
+    /// Retries the updates whose identity was unknown.
+    func resolvePending() throws {
+        guard !unresolved.isEmpty else { return }
+        let pending = unresolved
+        unresolved.removeAll()
+        for entry in pending { try add(entry.change, token: entry.token, side: entry.side) }
+    }
+
+    /// Forgets every change at or before `token` (the cursor passed them).
+    func forget(through token: Int64) {
+        for (changed, keys) in keysByToken where changed <= token {
+            for key in keys {
+                changes[key]?.removeAll { $0.token <= token }
+                if changes[key]?.isEmpty == true { changes[key] = nil }
+            }
+            keysByToken[changed] = nil
+        }
+        unresolved.removeAll { $0.token <= token }
     }
 
     /// The (root entity, identity) of a changed object, when both sides can know it.

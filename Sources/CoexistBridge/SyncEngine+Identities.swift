@@ -9,8 +9,7 @@ extension SyncEngine {
         let root = identities.root(of: entity)
         if let recorded = try identities.recordedID(root: root, pk: pk) { return recorded }
         guard case .uuidAttribute(let name)? = new.schema.entities[entity]?.identity,
-            let object = try legacy.object(ObjectID(entity: entity, pk: pk)),
-            case .uuid(let bytes)? = object.attributes[name]
+            case .uuid(let bytes)? = try legacy.attributeValue(ObjectID(entity: entity, pk: pk), name)
         else { return nil }
         return UUIDText.text(bytes)
     }

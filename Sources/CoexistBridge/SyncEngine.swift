@@ -37,6 +37,13 @@ public final class SyncEngine {
     public var configuration: BridgeConfiguration
     let identities: IdentityMap
     let reader: HistoryReader
+    /// Pending transactions read ahead of the cursor (token order), kept across passes: the conflict window.
+    var readAhead: [HistoryTransaction] = []
+    /// The cursor `readAhead` continues; nil when there is no read-ahead.
+    var readAheadCursor: Int64?
+    var readAheadChanges = 0
+    /// The conflict resolver over `readAhead`; nil when there is no read-ahead.
+    var resolver: ConflictResolver?
     /// Called for every conflict and parked transaction, for logging.
     public var report: (String) -> Void = { _ in }
 
@@ -87,48 +94,103 @@ public final class SyncEngine {
     /// The last token in the history.
     public func lastToken() throws -> Int64 { try reader.lastToken() }
 
-    /// Mirrors up to `batchSize` pending transactions in one write transaction.
+    /// The conflict window holds at most about this many changes per side (and 4,096 transactions), so
+    /// that a backlog of large transactions is read in bounded memory; a single larger transaction is read
+    /// alone.
+    public static let windowChanges = 20_000
+    static let windowTransactions = 4_096
+    /// A pass stops taking more transactions after this long (after the first), so that the daemon
+    /// publishes events and serves its socket between passes however large the backlog.
+    public static let passBudget = Duration.milliseconds(5)
+
+    /// Mirrors up to `batchSize` pending transactions (fewer after ``passBudget``) in one write transaction.
     public func pass() throws -> PassResult {
-        try connection.write {
-            var result = PassResult()
-            let cursor = try cursor() ?? 0
-            let window = try reader.transactions(after: cursor, limit: max(configuration.batchSize, 4_096))
-            let batch = window.prefix(configuration.batchSize)
-            let conflicts = try ConflictResolver(engine: self, window: window)
-            result.cursor = cursor
-            for transaction in batch {
-                result.handled += 1
-                result.cursor = transaction.token
-                if transaction.author == configuration.author { continue }
-                do {
-                    let mirrored = try connection.savepoint("coexist_mirror") {
-                        try mirror(transaction, conflicts: conflicts)
-                    }
-                    if let mirrored {
-                        try connection.run(
-                            "INSERT INTO coexist_mirror (source_token, source_side, mirror_token) VALUES (?, ?, ?)",
-                            [.integer(transaction.token), .text(transaction.side.rawValue), .integer(mirrored)]
-                        )
-                        result.mirrored += 1
-                    }
-                } catch {
-                    // Busy, I/O error, disk full: nothing advances; the caller retries the whole pass.
-                    if Self.isTransient(error) { throw error }
-                    try connection.run(
-                        "INSERT OR REPLACE INTO coexist_parked (token, side, error, parked_at) VALUES (?, ?, ?, ?)",
-                        [
-                            .integer(transaction.token), .text(transaction.side.rawValue), .text("\(error)"),
-                            .real(TransactionWriter.now()),
-                        ]
-                    )
-                    result.parked += 1
-                    report("transaction \(transaction.token) (\(transaction.side)) parked: \(error)")
-                }
-            }
-            result.conflicts = try conflicts.record()
-            try setCursor(result.cursor)
-            return result
+        do {
+            return try connection.write { try passInTransaction() }
+        } catch {
+            // What the failed pass learnt (identities, conflicts) was rolled back: forget it too.
+            dropReadAhead()
+            throw error
         }
+    }
+
+    private func passInTransaction() throws -> PassResult {
+        let started = ContinuousClock.now
+        var result = PassResult()
+        let cursor = try cursor() ?? 0
+        let (window, conflicts) = try window(after: cursor)
+        result.cursor = cursor
+        for transaction in window.prefix(configuration.batchSize) {
+            if result.handled > 0 && ContinuousClock.now - started > Self.passBudget { break }
+            result.handled += 1
+            result.cursor = transaction.token
+            if transaction.author == configuration.author { continue }
+            do {
+                let mirrored = try connection.savepoint("coexist_mirror") {
+                    try mirror(transaction, conflicts: conflicts)
+                }
+                if let mirrored {
+                    try connection.run(
+                        "INSERT INTO coexist_mirror (source_token, source_side, mirror_token) VALUES (?, ?, ?)",
+                        [.integer(transaction.token), .text(transaction.side.rawValue), .integer(mirrored)]
+                    )
+                    result.mirrored += 1
+                }
+            } catch {
+                // Busy, I/O error, disk full: nothing advances; the caller retries the whole pass.
+                if Self.isTransient(error) { throw error }
+                try connection.run(
+                    "INSERT OR REPLACE INTO coexist_parked (token, side, error, parked_at) VALUES (?, ?, ?, ?)",
+                    [
+                        .integer(transaction.token), .text(transaction.side.rawValue), .text("\(error)"),
+                        .real(TransactionWriter.now()),
+                    ]
+                )
+                result.parked += 1
+                report("transaction \(transaction.token) (\(transaction.side)) parked: \(error)")
+            }
+        }
+        result.conflicts = try conflicts.record()
+        try setCursor(result.cursor)
+        return result
+    }
+
+    /// The pending transactions after `cursor` (the conflict window) and their resolver: what the last
+    /// passes read ahead, less what the cursor passed, plus what was committed since, within the bounds.
+    func window(after cursor: Int64) throws -> ([HistoryTransaction], ConflictResolver) {
+        if let from = readAheadCursor, cursor < from { dropReadAhead() }  // the cursor went back (replay)
+        let resolver = self.resolver ?? ConflictResolver(engine: self)
+        self.resolver = resolver
+        let passed = readAhead.prefix { $0.token <= cursor }
+        if !passed.isEmpty {
+            readAheadChanges -= passed.reduce(0) { $0 + $1.changes.count }
+            readAhead.removeFirst(passed.count)
+            resolver.forget(through: cursor)
+        }
+        readAheadCursor = cursor
+        let last = readAhead.last?.token ?? cursor
+        let room = Self.windowTransactions - readAhead.count
+        let budget = Self.windowChanges - readAheadChanges
+        if room > 0 && (budget > 0 || readAhead.isEmpty) {
+            let through = try reader.lastToken(after: last, withinChanges: max(0, budget)) ?? .max
+            var more = through > last ? try reader.transactions(after: last, through: through, limit: room) : []
+            if more.isEmpty && readAhead.isEmpty {
+                more = try reader.transactions(after: last, limit: 1)  // one transaction larger than the budget
+            }
+            for transaction in more { try resolver.add(transaction) }
+            readAhead += more
+            readAheadChanges += more.reduce(0) { $0 + $1.changes.count }
+        }
+        try resolver.resolvePending()
+        return (readAhead, resolver)
+    }
+
+    /// Forgets the read-ahead and the resolver (the next pass reads again).
+    func dropReadAhead() {
+        readAhead.removeAll()
+        readAheadCursor = nil
+        readAheadChanges = 0
+        resolver = nil
     }
 
     /// Runs passes until nothing is pending; returns the totals.

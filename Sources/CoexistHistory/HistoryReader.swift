@@ -58,8 +58,14 @@ public struct HistoryReader {
         hasCompanion = try connection.tableExists("coexist_change")
     }
 
-    /// Up to `limit` transactions with a token greater than `token`, in token order.
-    public func transactions(after token: Int64, limit: Int = 1_000) throws -> [HistoryTransaction] {
+    /// Up to `limit` transactions with a token greater than `token` (and at most `through`), in token order.
+    public func transactions(
+        after token: Int64,
+        through: Int64 = .max,
+        limit: Int = 1_000
+    ) throws
+        -> [HistoryTransaction]
+    {
         var transactions: [HistoryTransaction] = []
         try connection.forEachRow(
             """
@@ -71,9 +77,9 @@ public struct HistoryReader {
             LEFT JOIN ATRANSACTIONSTRING b ON b.Z_PK = t.ZBUNDLEIDTS
             LEFT JOIN ATRANSACTIONSTRING c ON c.Z_PK = t.ZCONTEXTNAMETS
             LEFT JOIN ATRANSACTIONSTRING p ON p.Z_PK = t.ZPROCESSIDTS
-            WHERE t.Z_PK > ? ORDER BY t.Z_PK LIMIT ?
+            WHERE t.Z_PK > ? AND t.Z_PK <= ? ORDER BY t.Z_PK LIMIT ?
             """,
-            [.integer(token), .integer(Int64(max(0, limit)))]
+            [.integer(token), .integer(through), .integer(Int64(max(0, limit)))]
         ) { row in
             transactions.append(
                 HistoryTransaction(
@@ -113,6 +119,30 @@ public struct HistoryReader {
             transactions[index].changes = changesByToken[transactions[index].token] ?? []
         }
         return transactions
+    }
+
+    /// The highest token T such that the transactions in (`token`, T] hold at most `changes` changes on
+    /// each side; nil when every transaction after `token` fits. T may equal `token` (not even the next
+    /// transaction fits). Counts come from the change tables' token indexes, without reading the changes.
+    public func lastToken(after token: Int64, withinChanges changes: Int) throws -> Int64? {
+        var bound: Int64?
+        let offset = SQLiteValue.integer(Int64(max(0, changes)))
+        // The token of the change just past the budget: every transaction before it fits.
+        if let next = try connection.scalar(
+            "SELECT ZTRANSACTIONID FROM ACHANGE WHERE ZTRANSACTIONID > ? ORDER BY ZTRANSACTIONID LIMIT 1 OFFSET ?",
+            [.integer(token), offset]
+        ).integerValue {
+            bound = next - 1
+        }
+        if hasCompanion,
+            let next = try connection.scalar(
+                "SELECT token FROM coexist_change WHERE token > ? ORDER BY token LIMIT 1 OFFSET ?",
+                [.integer(token), offset]
+            ).integerValue
+        {
+            bound = min(bound ?? .max, next - 1)
+        }
+        return bound
     }
 
     /// The transaction numbered `token`, or nil.

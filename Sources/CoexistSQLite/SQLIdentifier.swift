@@ -7,6 +7,7 @@ public enum SQLIdentifier {
     /// The identifier in double quotes, with embedded double quotes doubled
     /// (https://www.sqlite.org/lang_keywords.html).
     public static func quoted(_ name: String) -> String {
+        if !name.utf8.contains(0x22) { return "\"" + name + "\"" }
         var result = "\""
         for character in name {
             if character == "\"" { result += "\"\"" } else { result.append(character) }

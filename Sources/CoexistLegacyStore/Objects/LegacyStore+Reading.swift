@@ -1,4 +1,4 @@
-import CoexistModel
+public import CoexistModel
 import CoexistSQLite
 
 /// Reading objects and relationships (coredata-sqlite-format.md §1).
@@ -19,7 +19,7 @@ extension LegacyStore {
         }
         let members = includingSubentities ? model.hierarchy(from: entity) : [entity]
         let numbers = members.compactMap { schema.entities[$0.name]?.number }
-        let reader = try RowDecoder(store: self, model: model, schema: schema, table: mapping.table)
+        let reader = try rowDecoder(mapping.table, model: model, schema: schema)
         let placeholders = numbers.map { _ in "?" }.joined(separator: ", ")
         let sql =
             "SELECT \(reader.selectList) FROM \(SQLIdentifier.quoted(mapping.table)) WHERE Z_ENT IN (\(placeholders)) ORDER BY Z_PK"
@@ -41,13 +41,44 @@ extension LegacyStore {
         guard let mapping = schema.entities[id.entity] else {
             throw LegacyStoreError.modelMismatch(path: path, detail: "no entity named \(id.entity)")
         }
-        let reader = try RowDecoder(store: self, model: model, schema: schema, table: mapping.table)
+        let reader = try rowDecoder(mapping.table, model: model, schema: schema)
         var found: LegacyObject?
-        try connection.forEachRow(
-            "SELECT \(reader.selectList) FROM \(SQLIdentifier.quoted(mapping.table)) WHERE Z_PK = ?",
-            [.integer(id.pk)]
-        ) { row in found = try reader.decode(row) }
+        try connection.forEachRow(reader.selectByKey, [.integer(id.pk)]) { row in found = try reader.decode(row) }
         return found
+    }
+
+    /// The value of one attribute of the object `id` (one column read), or nil when no row has that key.
+    public func attributeValue(_ id: ObjectID, _ name: String) throws -> AttributeValue? {
+        let (model, schema) = try requireModel()
+        guard let mapping = schema.entities[id.entity], let entity = model.entity(named: id.entity),
+            let attribute = model.allAttributes(of: entity).first(where: { $0.name == name }),
+            case .attribute(let column)? = mapping.properties[name]
+        else {
+            throw LegacyStoreError.modelMismatch(path: path, detail: "\(id.entity) has no stored attribute \(name)")
+        }
+        var found: AttributeValue?
+        try connection.forEachRow(
+            "SELECT \(SQLIdentifier.quoted(column)) FROM \(SQLIdentifier.quoted(mapping.table)) WHERE Z_PK = ?",
+            [.integer(id.pk)]
+        ) { row in
+            do {
+                found = try AttributeCodec.decode(row[0], as: attribute)
+            } catch {
+                throw LegacyStoreError.invalidData(
+                    path: path,
+                    detail: "\(mapping.table) row Z_PK=\(id.pk) column \(column) (\(id.entity).\(name)): \(error)"
+                )
+            }
+        }
+        return found
+    }
+
+    /// The decoder of `table`'s rows, cached until the store's tables change.
+    func rowDecoder(_ table: String, model: Model, schema: StoreSchema) throws(LegacyStoreError) -> RowDecoder {
+        if let cached = rowDecoders[table] { return cached }
+        let decoder = try RowDecoder(store: self, model: model, schema: schema, table: table)
+        rowDecoders[table] = decoder
+        return decoder
     }
 
     /// The objects `relationship` of `id` holds, in the relationship's order when it is ordered.

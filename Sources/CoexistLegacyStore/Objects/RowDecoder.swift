@@ -4,7 +4,8 @@ import CoexistSQLite
 /// Decodes rows of one root table into ``LegacyObject``s: selects every column once, then picks each
 /// row's columns by its concrete entity (`Z_ENT`).
 struct RowDecoder {
-    let store: LegacyStore
+    /// Unowned: the store caches its decoders (``LegacyStore/rowDecoder(_:)``).
+    unowned let store: LegacyStore
     let model: Model
     let schema: StoreSchema
     let table: String
@@ -27,9 +28,14 @@ struct RowDecoder {
         var numbers: [Int: EntityMapping] = [:]
         for mapping in schema.entities.values where mapping.table == table { numbers[mapping.number] = mapping }
         self.numbers = numbers
+        selectList = columns.map(SQLIdentifier.quoted).joined(separator: ", ")
+        selectByKey = "SELECT \(selectList) FROM \(SQLIdentifier.quoted(table)) WHERE Z_PK = ?"
     }
 
-    var selectList: String { columns.map(SQLIdentifier.quoted).joined(separator: ", ") }
+    /// Every column, quoted, for a SELECT.
+    let selectList: String
+    /// The statement reading one row by `Z_PK`.
+    let selectByKey: String
 
     func decode(_ row: Row) throws(LegacyStoreError) -> LegacyObject {
         let pk = row[positions["Z_PK"] ?? 0].integerValue ?? 0

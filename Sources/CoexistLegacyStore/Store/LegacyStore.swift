@@ -38,7 +38,11 @@ public final class LegacyStore {
     /// `Z_PRIMARYKEY`, by entity number.
     public let primaryKeys: [PrimaryKeyRow]
     /// The store's tables and their columns.
-    public internal(set) var tables: [String: [String]]
+    public internal(set) var tables: [String: [String]] {
+        didSet { rowDecoders.removeAll() }
+    }
+    /// Row decoders by root table, built once per table layout.
+    var rowDecoders: [String: RowDecoder] = [:]
     /// The model, when one is known.
     public let model: Model?
     /// Where ``model`` came from.
