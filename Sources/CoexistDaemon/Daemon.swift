@@ -11,12 +11,13 @@ import Glibc
 #endif
 
 /// The bridge daemon: opens the shared file, runs the initial sync when needed, binds (or inherits) the
-/// socket, tells systemd it is ready, then mirrors every commit as it happens.
+/// socket, tells systemd it is ready, then mirrors every commit as it happens and serves change events.
 ///
-/// One thread owns everything (the SQLite connection, the socket, the clients) and waits in `poll(2)` on:
-/// an inotify watch of the database's directory (a commit by another process writes the `-wal`), a
-/// `signalfd` (SIGTERM, SIGINT, SIGHUP), the listening socket and its clients, with a timeout for the
-/// fallback periodic check, the watchdog and `STATUS=` updates. Idle, it sleeps in `poll`.
+/// Two threads, each with its own SQLite connection. The bridge thread (``BridgeWorker``) watches the file
+/// and mirrors. The daemon's thread owns the socket and its clients, the signals, the watchdog and
+/// `STATUS=`: it waits in `poll(2)` on a `signalfd` (SIGTERM, SIGINT, SIGHUP), the listening socket and its
+/// clients, and the worker's wake-up (a commit to publish), with a timeout for the fallback check, the
+/// watchdog and `STATUS=` updates. Mirroring therefore never delays an event. Idle, both sleep in `poll`.
 public final class Daemon {
     var configuration: DaemonConfiguration
     let configFile: String?
@@ -26,21 +27,11 @@ public final class Daemon {
     var engine: SyncEngine?
     var connection: Connection?
     var server: EventServer?
-    var statistics = Statistics()
-    var lastDataVersion: Int64 = -1
-    var backoff: UInt64 = 0
-    var lastError: String?
-
-    struct Statistics {
-        var mirrored = 0
-        var conflicts = 0
-        var parked = 0
-        var handledSinceStatus = 0
-        var statusAt = Monotonic.now()
-        var rate = 0.0
-        /// Something changed since the last STATUS= (a commit seen, an error): the next one is sent.
-        var changed = true
-    }
+    var worker: BridgeWorker?
+    /// The data version events were last published at.
+    var publishedVersion: Int64 = -1
+    var statusAt = Monotonic.now()
+    var rate = 0.0
 
     /// A daemon for `configuration`, reloadable from `configFile` and `commandLine` on SIGHUP.
     public init(configuration: DaemonConfiguration, configFile: String?, commandLine: [ConfigEntry], logger: Logger) {
@@ -79,7 +70,9 @@ public final class Daemon {
         try open()
         guard let engine else { throw BridgeError.unmirrorable("the bridge did not open") }
         let result = try engine.catchUp()
-        try pruneHistory()
+        if let connection {
+            try BridgeWorker.pruneHistory(connection: connection, engine: engine, settings: settings, logger: logger)
+        }
         return result
     }
 
@@ -95,14 +88,17 @@ public final class Daemon {
                 logger: logger
             )
             server.statusFields = { [unowned self] in
-                [
-                    ("mirrored", .integer(Int64(statistics.mirrored))),
-                    ("conflicts", .integer(Int64(statistics.conflicts))),
-                    ("parked", .integer(Int64(statistics.parked))), ("rate", .number(statistics.rate)),
-                    ("error", lastError.map { .string($0) } ?? .null),
+                let shared = self.worker?.shared.withLock { $0 } ?? BridgeWorker.Shared()
+                return [
+                    ("mirrored", .integer(Int64(shared.mirrored))),
+                    ("conflicts", .integer(Int64(shared.conflicts))),
+                    ("parked", .integer(Int64(shared.parked))), ("rate", .number(rate)),
+                    ("error", shared.lastError.map { .string($0) } ?? .null),
                 ]
             }
             self.server = server
+            let worker = try startWorker()
+            self.worker = worker
         } catch let error as ConfigError {
             logger.error(error.description)
             return .configuration
@@ -113,11 +109,15 @@ public final class Daemon {
             logger.error("\(error)")
             return error is BridgeError ? .configuration : .dataError
         }
-        let directory = Self.directory(of: configuration.database)
+        guard let worker else { return .software }
+        defer { worker.stop() }
         let base = configuration.database.split(separator: "/").last.map(String.init) ?? configuration.database
         let watcher: DirectoryWatcher
         do {
-            watcher = try DirectoryWatcher(directory: directory, names: [base, base + "-wal"])
+            watcher = try DirectoryWatcher(
+                directory: Self.directory(of: configuration.database),
+                names: [base, base + "-wal"]
+            )
         } catch {
             logger.error("\(error)")
             return .unavailable
@@ -125,40 +125,47 @@ public final class Daemon {
         let watchdog = notifier.watchdogMicroseconds().map { $0 * 1_000 / 2 }
         var nextWatchdog = Monotonic.now()
         var nextCheck = Monotonic.now()
-        var nextPrune = Monotonic.now()
         notifier.ready(status: statusLine())
         logger.notice("coexistd ready on \(configuration.database), cursor \((try? engine?.cursor() ?? 0) ?? 0)")
-        var busy = true
         while true {
             let now = Monotonic.now()
             if let watchdog, now >= nextWatchdog {
-                notifier.watchdog()
+                // Only while the bridge thread goes round its loop (it does at least every poll interval).
+                let heartbeat = worker.shared.withLock { $0.heartbeat }
+                if now < heartbeat + 2 * watchdog + configuration.pollInterval { notifier.watchdog() }
                 nextWatchdog = now + watchdog
             }
-            if now >= statistics.statusAt + 1_000_000_000 { updateStatus(now) }
-            if now >= nextPrune {
-                try? pruneHistory()
-                nextPrune = now + 60_000_000_000
-            }
-            var deadline = min(nextCheck, statistics.statusAt + 1_000_000_000)
+            if now >= statusAt + 1_000_000_000 { updateStatus(now) }
+            var deadline = min(nextCheck, statusAt + 1_000_000_000)
             if watchdog != nil { deadline = min(deadline, nextWatchdog) }
             if let server { deadline = min(deadline, server.nextDeadline(now: now)) }
             // Rounded up: waking before the deadline would spin through zero-timeout polls until it passes.
-            let timeout = busy ? 0 : Int32(clamping: ((deadline > now ? deadline - now : 0) + 999_999) / 1_000_000)
-            var descriptors = [pollfd(fd: watcher.descriptor, events: Int16(POLLIN), revents: 0)]
-            descriptors.append(pollfd(fd: signals.descriptor, events: Int16(POLLIN), revents: 0))
+            let timeout = Int32(clamping: ((deadline > now ? deadline - now : 0) + 999_999) / 1_000_000)
+            var descriptors = [
+                pollfd(fd: watcher.descriptor, events: Int16(POLLIN), revents: 0),
+                pollfd(fd: worker.events.descriptor, events: Int16(POLLIN), revents: 0),
+                pollfd(fd: signals.descriptor, events: Int16(POLLIN), revents: 0),
+            ]
             descriptors += server?.descriptors() ?? []
             let ready = poll(&descriptors, nfds_t(descriptors.count), timeout)
             if ready < 0 && errno != EINTR {
                 logger.error("poll failed: \(String(cString: strerror(errno)))")
                 return .software
             }
-            var wake = busy || Monotonic.now() >= nextCheck
+            var due = Monotonic.now() >= nextCheck
             var fileEvent = false
             for descriptor in descriptors where descriptor.revents != 0 {
                 switch descriptor.fd {
                 case watcher.descriptor:
-                    if watcher.drain() { (wake, fileEvent) = (true, true) }
+                    if watcher.drain() { (due, fileEvent) = (true, true) }
+                case worker.events.descriptor:
+                    worker.events.drain()
+                    due = true
+                    if let failure = worker.shared.withLock({ $0.failure }) {
+                        logger.error(failure)
+                        shutdown()
+                        return .dataError
+                    }
                 case signals.descriptor:
                     for signal in signals.drain() {
                         switch signal {
@@ -173,72 +180,59 @@ public final class Daemon {
                     server?.handle(descriptor, now: Monotonic.now())
                 }
             }
-            if wake {
-                // data_version moves only for other connections' commits: when it has not moved, nothing is
-                // pending, failing or unpublished, the timer's check costs one pragma.
-                let version = visibleDataVersion(waitForCommit: fileEvent)
-                if busy || backoff > 0 || version != lastDataVersion {
-                    publish()  // commits by the apps reach subscribers before the bridge mirrors them
-                    busy = mirrorIfChanged(version: version)
-                    publish()
-                    statistics.changed = true
-                }
-                nextCheck = Monotonic.now() + (backoff > 0 ? backoff : configuration.pollInterval)
+            if due {
+                // While the bridge thread is in a pass no other commit can land, and the WAL writes are its
+                // own: it signals when it commits. Otherwise an app's commit may still be becoming visible.
+                publishIfChanged(waitForCommit: fileEvent && !worker.inPass.load(ordering: .acquiring))
+                nextCheck = Monotonic.now() + configuration.pollInterval
             }
             server?.tick(now: Monotonic.now())
         }
     }
 
-    /// `PRAGMA data_version`; after a file event, read again briefly while it has not moved (inotify fires on
-    /// the first write to the WAL, a little before the commit becomes visible). Nil when it cannot be read.
-    func visibleDataVersion(waitForCommit: Bool) -> Int64? {
-        guard let connection else { return nil }
-        do {
-            var version = try connection.dataVersion()
-            var retries = 0
-            while waitForCommit && version == lastDataVersion && retries < 4 {
-                usleep(50)
-                version = try connection.dataVersion()
-                retries += 1
-            }
-            return version
-        } catch {
-            return nil
+    /// The bridge thread, on its own connection and engine.
+    func startWorker() throws -> BridgeWorker {
+        let database = configuration.database
+        let model = try configuration.model.map { try XCDataModelReader.read(path: $0) }
+        let overrides = configuration.overrides
+        let bridge = configuration.bridge
+        let worker = try BridgeWorker(
+            database: database,
+            busyTimeoutMilliseconds: configuration.busyTimeoutMilliseconds,
+            settings: settings,
+            logger: logger
+        ) { connection in
+            try SyncEngine(connection: connection, model: model, overrides: overrides, configuration: bridge)
         }
+        worker.start()
+        return worker
     }
 
-    /// Runs one bridge pass when the data version moved (or work is pending); returns whether more is
-    /// pending.
-    func mirrorIfChanged(version: Int64?) -> Bool {
-        guard let engine, let connection else { return false }
+    /// What the bridge thread may change at run time.
+    var settings: BridgeWorker.Settings {
+        BridgeWorker.Settings(
+            bridge: configuration.bridge,
+            pollInterval: configuration.pollInterval,
+            historyRetention: configuration.historyRetention,
+            consumerExpiry: configuration.consumerExpiry
+        )
+    }
+
+    /// Publishes what was committed since the last time, when the data version moved (a commit by the
+    /// bridge thread or another process). A failure is retried at the next wake-up.
+    func publishIfChanged(waitForCommit: Bool) {
+        guard let connection,
+            let version = BridgeWorker.visibleDataVersion(
+                connection,
+                after: publishedVersion,
+                waitForCommit: waitForCommit
+            ), version != publishedVersion
+        else { return }
         do {
-            let version = try version ?? connection.dataVersion()
-            let cursor = try engine.cursor() ?? 0
-            let last = try engine.lastToken()
-            if version == lastDataVersion && backoff == 0 && cursor >= last { return false }
-            let result = try engine.pass()
-            lastDataVersion = version
-            statistics.mirrored += result.mirrored
-            statistics.conflicts += result.conflicts
-            statistics.parked += result.parked
-            statistics.handledSinceStatus += result.handled
-            if backoff > 0 { logger.notice("mirroring resumed") }
-            backoff = 0
-            lastError = nil
-            if result.handled > 0 {
-                logger.debug(
-                    "mirrored \(result.mirrored) of \(result.handled) transactions",
-                    fields: ["COEXIST_TOKEN": "\(result.cursor)"]
-                )
-            }
-            return result.handled > 0
+            try server?.publish(now: Monotonic.now())
+            publishedVersion = version
         } catch {
-            backoff = min(max(backoff * 2, 50_000_000), 5_000_000_000)
-            let text = "\(error)"
-            if text != lastError { logger.warning("mirroring failed, retrying in \(backoff / 1_000_000) ms: \(text)") }
-            lastError = text
-            notifier.status("retrying: \(text)")
-            return false
+            logger.warning("publishing events failed: \(error)")
         }
     }
 
@@ -252,51 +246,26 @@ public final class Daemon {
         )
     }
 
-    func publish() {
-        do {
-            try server?.publish(now: Monotonic.now())
-        } catch {
-            logger.warning("publishing events failed: \(error)")
-        }
-    }
-
     func statusLine() -> String {
         let cursor = ((try? engine?.cursor()) ?? nil) ?? 0
         let last = (try? engine?.lastToken()) ?? 0
-        let rate = (statistics.rate * 10).rounded() / 10
-        return "cursor \(cursor), lag \(max(0, last - cursor)), \(rate) tx/s, \(statistics.mirrored) mirrored, "
-            + "\(statistics.conflicts) conflicts, \(statistics.parked) parked"
-            + (lastError.map { ", retrying: \($0)" } ?? "")
+        let shared = worker?.shared.withLock { $0 } ?? BridgeWorker.Shared()
+        return "cursor \(cursor), lag \(max(0, last - cursor)), \((rate * 10).rounded() / 10) tx/s, "
+            + "\(shared.mirrored) mirrored, \(shared.conflicts) conflicts, \(shared.parked) parked"
+            + (shared.lastError.map { ", retrying: \($0)" } ?? "")
     }
 
     func updateStatus(_ now: UInt64) {
-        let elapsed = Double(now - statistics.statusAt) / 1e9
-        statistics.rate = elapsed > 0 ? Double(statistics.handledSinceStatus) / elapsed : 0
-        statistics.handledSinceStatus = 0
-        statistics.statusAt = now
-        guard notifier.isEnabled, statistics.changed || statistics.rate > 0 else { return }
-        statistics.changed = false
+        let elapsed = Double(now - statusAt) / 1e9
+        let (handled, changed) =
+            worker?.shared.withLock { shared in
+                defer { (shared.handledSinceStatus, shared.changed) = (0, false) }
+                return (shared.handledSinceStatus, shared.changed)
+            } ?? (0, false)
+        rate = elapsed > 0 ? Double(handled) / elapsed : 0
+        statusAt = now
+        guard notifier.isEnabled, changed || rate > 0 else { return }
         notifier.status(statusLine())
-    }
-
-    /// Prunes history older than the retention that the bridge has mirrored and every durable consumer
-    /// (heard from within the consumer expiry) has acknowledged.
-    func pruneHistory() throws {
-        guard configuration.historyRetention > 0, let connection, let cursor = try engine?.cursor() else { return }
-        let now = TransactionWriter.now()
-        let activeSince = configuration.consumerExpiry > 0 ? now - Double(configuration.consumerExpiry) / 1e9 : nil
-        try ConsumerTable.create(connection)
-        let consumers = try ConsumerTable.lowestNeeded(connection, activeSince: activeSince)
-        for name in consumers.expired {
-            logger.warning("durable consumer \(name) expired: it no longer holds history back")
-        }
-        let bound = min(cursor, consumers.token ?? cursor)
-        let pruned = try HistoryPruner.prune(
-            connection,
-            upTo: bound,
-            olderThan: now - Double(configuration.historyRetention) / 1e9
-        )
-        if pruned > 0 { logger.info("pruned \(pruned) history transactions older than the retention") }
     }
 
     /// SIGHUP: re-reads the configuration; applies what can change at run time, names what needs a restart.
@@ -316,6 +285,7 @@ public final class Daemon {
             server?.limits = fresh.limits
             logger.level = fresh.logLevel
             engine?.configuration = configuration.bridge
+            worker?.update(settings)
             if !reloadable.isEmpty { logger.notice("reloaded: \(reloadable.joined(separator: ", "))") }
             if !restart.isEmpty { logger.warning("these changes need a restart: \(restart.joined(separator: ", "))") }
             if reloadable.isEmpty && restart.isEmpty { logger.notice("reloaded: nothing changed") }

@@ -1,4 +1,5 @@
 internal import CSystemd
+import Synchronization
 
 #if canImport(Glibc)
 internal import Glibc
@@ -38,15 +39,19 @@ public enum LogLevel: Int32, Sendable, Comparable, CaseIterable {
 /// The journal is used when its socket exists (`/run/systemd/journal/socket`) or `JOURNAL_STREAM` names
 /// standard error; `sd_journal_sendv` is used because the variadic `sd_journal_send` does not import.
 public final class Logger: @unchecked Sendable {
-    /// Messages below this level are dropped.
-    public var level: LogLevel
+    /// Messages below this level are dropped. Any thread may read and change it.
+    public var level: LogLevel {
+        get { LogLevel(rawValue: storedLevel.load(ordering: .relaxed)) ?? .info }
+        set { storedLevel.store(newValue.rawValue, ordering: .relaxed) }
+    }
+    private let storedLevel: Atomic<Int32>
     private let identifier: String
     private let useJournal: Bool
 
     /// A logger for `identifier` (the `SYSLOG_IDENTIFIER`) at `level`.
     public init(identifier: String, level: LogLevel = .info, forceStderr: Bool = false) {
         self.identifier = identifier
-        self.level = level
+        storedLevel = Atomic(level.rawValue)
         useJournal = !forceStderr && (access("/run/systemd/journal/socket", W_OK) == 0 || Logger.stderrIsJournal())
     }
 

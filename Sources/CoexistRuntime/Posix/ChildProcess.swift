@@ -69,24 +69,33 @@ public final class LineClient {
     public init(path: String, timeout: Double = 10) throws(SystemError) {
         var waited = 0.0
         while true {
-            let descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-            guard descriptor >= 0 else { throw SystemError(call: "socket", code: errno, subject: path) }
-            var address = UnixListener.address(path)
-            let result = withUnsafePointer(to: &address) { pointer in
-                pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                    connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
-                }
-            }
-            if result == 0 {
-                self.descriptor = descriptor
+            do {
+                descriptor = try Self.connect(path: path)
                 return
+            } catch {
+                guard waited < timeout, error.call == "connect" else { throw error }
             }
-            let code = errno
-            close(descriptor)
-            guard waited < timeout else { throw SystemError(call: "connect", code: code, subject: path) }
             usleep(20_000)
             waited += 0.02
         }
+    }
+
+    /// A connected (blocking, close-on-exec) Unix stream socket to `path`, after one attempt.
+    public static func connect(path: String) throws(SystemError) -> Int32 {
+        let descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard descriptor >= 0 else { throw SystemError(call: "socket", code: errno, subject: path) }
+        var address = UnixListener.address(path)
+        let result = withUnsafePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                Glibc.connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+            }
+        }
+        guard result == 0 else {
+            let code = errno
+            close(descriptor)
+            throw SystemError(call: "connect", code: code, subject: path)
+        }
+        return descriptor
     }
 
     deinit { close(descriptor) }

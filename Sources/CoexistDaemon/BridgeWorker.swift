@@ -1,0 +1,253 @@
+import CoexistBridge
+import CoexistEvents
+import CoexistHistory
+import CoexistRuntime
+import CoexistSQLite
+import Foundation
+import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The bridge's thread: its own connection and ``SyncEngine``, so that mirroring never delays event
+/// delivery on the daemon's thread (each side of the split has a core on a 2-core machine).
+///
+/// It waits in `poll(2)` on an inotify watch of the database's directory and on ``wake`` (stop, reload),
+/// with a timeout for the fallback check and retention pruning. When another process commits, it signals
+/// ``events`` at once (the daemon publishes the commit before the bridge mirrors it), runs a pass, and
+/// signals ``events`` again after every pass that committed. Passes are bounded (``SyncEngine/passBudget``),
+/// so a stop or a reload is seen within milliseconds.
+final class BridgeWorker: @unchecked Sendable {
+    /// What the daemon's thread may change while the worker runs.
+    struct Settings: Sendable {
+        var bridge: BridgeConfiguration
+        var pollInterval: UInt64
+        var historyRetention: UInt64
+        var consumerExpiry: UInt64
+    }
+
+    /// Counters and state both threads read; guarded by ``shared``.
+    struct Shared {
+        var mirrored = 0
+        var conflicts = 0
+        var parked = 0
+        var handledSinceStatus = 0
+        var lastError: String?
+        /// Something changed since the daemon's last `STATUS=`.
+        var changed = true
+        /// When the worker last went round its loop (for the watchdog).
+        var heartbeat = Monotonic.now()
+        /// Why the worker could not start or stopped; the daemon exits with it.
+        var failure: String?
+        var pendingSettings: Settings?
+        var stop = false
+    }
+
+    let shared = Mutex(Shared())
+    /// True while the worker is inside a pass (holding, or waiting for, the write lock).
+    let inPass = Atomic<Bool>(false)
+    /// Signalled by the worker: commits to publish, or a failure.
+    let events: WakeSignal
+    private let wake: WakeSignal
+    private let finished = DispatchSemaphore(value: 0)
+    private let database: String
+    private let busyTimeoutMilliseconds: Int
+    private let openEngine: @Sendable (Connection) throws -> SyncEngine
+    private let logger: Logger
+    private var settings: Settings
+
+    init(
+        database: String,
+        busyTimeoutMilliseconds: Int,
+        settings: Settings,
+        logger: Logger,
+        openEngine: @escaping @Sendable (Connection) throws -> SyncEngine
+    ) throws {
+        self.database = database
+        self.busyTimeoutMilliseconds = busyTimeoutMilliseconds
+        self.settings = settings
+        self.logger = logger
+        self.openEngine = openEngine
+        events = try WakeSignal()
+        wake = try WakeSignal()
+    }
+
+    /// Starts the thread.
+    func start() {
+        let thread = Thread { [self] in
+            run()
+            finished.signal()
+        }
+        thread.name = "coexist-bridge"
+        thread.start()
+    }
+
+    /// Asks the thread to stop after its current pass, and waits for it.
+    func stop() {
+        shared.withLock { $0.stop = true }
+        wake.signal()
+        finished.wait()
+    }
+
+    /// Hands new settings to the thread (applied before its next pass).
+    func update(_ settings: Settings) {
+        shared.withLock { $0.pendingSettings = settings }
+        wake.signal()
+    }
+
+    private func run() {
+        let connection: Connection
+        let engine: SyncEngine
+        let watcher: DirectoryWatcher
+        do {
+            connection = try Connection(
+                path: database,
+                options: OpenOptions(busyTimeoutMilliseconds: busyTimeoutMilliseconds)
+            )
+            engine = try openEngine(connection)
+            let base = database.split(separator: "/").last.map(String.init) ?? database
+            watcher = try DirectoryWatcher(directory: Daemon.directory(of: database), names: [base, base + "-wal"])
+        } catch {
+            shared.withLock { $0.failure = "the bridge thread could not open \(database): \(error)" }
+            events.signal()
+            return
+        }
+        engine.configuration = settings.bridge
+        engine.report = { [logger] message in logger.warning(message) }
+        var state = LoopState()
+        while true {
+            let now = Monotonic.now()
+            if now >= state.nextPrune {
+                do {
+                    try Self.pruneHistory(connection: connection, engine: engine, settings: settings, logger: logger)
+                } catch {
+                    logger.warning("pruning history failed: \(error)")
+                }
+                state.nextPrune = now + 60_000_000_000
+            }
+            let deadline = min(state.nextCheck, state.nextPrune)
+            // Rounded up: waking before the deadline would spin through zero-timeout polls until it passes.
+            let timeout =
+                state.busy ? 0 : Int32(clamping: ((deadline > now ? deadline - now : 0) + 999_999) / 1_000_000)
+            var descriptors = [
+                pollfd(fd: watcher.descriptor, events: Int16(POLLIN), revents: 0),
+                pollfd(fd: wake.descriptor, events: Int16(POLLIN), revents: 0),
+            ]
+            _ = poll(&descriptors, nfds_t(descriptors.count), timeout)
+            var due = state.busy || Monotonic.now() >= state.nextCheck
+            var fileEvent = false
+            if descriptors[0].revents != 0, watcher.drain() { (due, fileEvent) = (true, true) }
+            if descriptors[1].revents != 0 {
+                wake.drain()
+                let (stop, fresh) = shared.withLock { shared in
+                    defer { shared.pendingSettings = nil }
+                    return (shared.stop, shared.pendingSettings)
+                }
+                if stop { return }
+                if let fresh {
+                    settings = fresh
+                    engine.configuration = fresh.bridge
+                }
+            }
+            shared.withLock { $0.heartbeat = Monotonic.now() }
+            guard due else { continue }
+            let version = Self.visibleDataVersion(connection, after: state.dataVersion, waitForCommit: fileEvent)
+            let moved = version != state.dataVersion
+            if moved {
+                events.signal()  // commits by the apps reach subscribers before the bridge mirrors them
+                shared.withLock { $0.changed = true }
+            }
+            if state.busy || state.backoff > 0 || moved {
+                state.busy = mirror(engine, &state)
+                state.dataVersion = version
+            }
+            state.nextCheck = Monotonic.now() + (state.backoff > 0 ? state.backoff : settings.pollInterval)
+        }
+    }
+
+    private struct LoopState {
+        var busy = true
+        var backoff: UInt64 = 0
+        var dataVersion: Int64? = -1
+        var nextCheck = Monotonic.now()
+        var nextPrune = Monotonic.now()
+        var lastError: String?
+    }
+
+    /// One bridge pass; returns whether more is pending. Failures back off (50 ms doubling to 5 s).
+    private func mirror(_ engine: SyncEngine, _ state: inout LoopState) -> Bool {
+        inPass.store(true, ordering: .releasing)
+        defer { inPass.store(false, ordering: .releasing) }
+        do {
+            let result = try engine.pass()
+            if state.backoff > 0 { logger.notice("mirroring resumed") }
+            state.backoff = 0
+            state.lastError = nil
+            shared.withLock { shared in
+                shared.mirrored += result.mirrored
+                shared.conflicts += result.conflicts
+                shared.parked += result.parked
+                shared.handledSinceStatus += result.handled
+                shared.lastError = nil
+            }
+            if result.handled > 0 {
+                events.signal()
+                logger.debug(
+                    "mirrored \(result.mirrored) of \(result.handled) transactions",
+                    fields: ["COEXIST_TOKEN": "\(result.cursor)"]
+                )
+            }
+            return result.handled > 0
+        } catch {
+            state.backoff = min(max(state.backoff * 2, 50_000_000), 5_000_000_000)
+            let text = "\(error)"
+            if text != state.lastError {
+                logger.warning("mirroring failed, retrying in \(state.backoff / 1_000_000) ms: \(text)")
+            }
+            state.lastError = text
+            shared.withLock { shared in
+                shared.lastError = text
+                shared.changed = true
+            }
+            return false
+        }
+    }
+
+    /// `PRAGMA data_version`; after a file event, read again briefly while it has not moved (inotify fires on
+    /// the first write to the WAL, a little before the commit becomes visible). Nil when it cannot be read.
+    static func visibleDataVersion(_ connection: Connection, after last: Int64?, waitForCommit: Bool) -> Int64? {
+        do {
+            var version = try connection.dataVersion()
+            var retries = 0
+            while waitForCommit && version == last && retries < 4 {
+                usleep(50)
+                version = try connection.dataVersion()
+                retries += 1
+            }
+            return version
+        } catch {
+            return nil
+        }
+    }
+
+    /// Prunes history older than the retention that the bridge has mirrored and every durable consumer
+    /// (heard from within the consumer expiry) has acknowledged.
+    static func pruneHistory(connection: Connection, engine: SyncEngine, settings: Settings, logger: Logger) throws {
+        guard settings.historyRetention > 0, let cursor = try engine.cursor() else { return }
+        let now = TransactionWriter.now()
+        let activeSince = settings.consumerExpiry > 0 ? now - Double(settings.consumerExpiry) / 1e9 : nil
+        try ConsumerTable.create(connection)
+        let consumers = try ConsumerTable.lowestNeeded(connection, activeSince: activeSince)
+        for name in consumers.expired {
+            logger.warning("durable consumer \(name) expired: it no longer holds history back")
+        }
+        let bound = min(cursor, consumers.token ?? cursor)
+        let pruned = try HistoryPruner.prune(
+            connection,
+            upTo: bound,
+            olderThan: now - Double(settings.historyRetention) / 1e9
+        )
+        if pruned > 0 { logger.info("pruned \(pruned) history transactions older than the retention") }
+    }
+}
