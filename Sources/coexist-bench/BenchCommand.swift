@@ -3,8 +3,10 @@ import CoexistRuntime
 /// Parses the command line, runs the chosen scenarios, prints a table and a one-line JSON summary.
 enum BenchCommand {
     static let usage = """
-        usage: coexist-bench [latency|throughput|write-overhead|catch-up|idle|all] [--model PATH] [--count N]
-                             [--rate N] [--rows N] [--changes N] [--backlog N] [--idle-seconds N]
+        usage: coexist-bench [latency|throughput|write-overhead|fan-out|catch-up|idle|all] [--model PATH]
+                             [--count N] [--rate N] [--rows N] [--changes N] [--subscribers N,N,...]
+                             [--event-rate N] [--fanout-seconds N] [--queue-limit N] [--backlog N]
+                             [--idle-seconds N]
                coexist-bench crash [--rounds N] [--writes N] [--seed N] [--model PATH]
 
           latency          commit → subscriber event and commit → mirror event, each direction
@@ -12,6 +14,11 @@ enum BenchCommand {
           throughput       coexistd --once on a backlog of 1-row and of 100-row transactions (--changes
                            each, default 20000) vs raw batched inserts of the same rows, same run
           write-overhead   one-row saves with history vs raw SQL inserts, each store (--rows, default 10000)
+          fan-out          --subscribers (default 10,100,1000) on one coexistd, one of them stalled, while
+                           a writer commits --event-rate Task inserts per second (default 10000, in 100-row
+                           transactions) for --fanout-seconds (default 5): commit → event read, p50/p99;
+                           every live subscriber must get every event in order, the stalled one "lagged"
+                           (--queue-limit: coexistd's, default its own)
           catch-up         coexistd --once on a backlog of --backlog changes in 100-row transactions
                            (default 1000000): time and peak RSS
           idle             CPU per second of an idle coexistd with one subscriber (--idle-seconds, default 30)
@@ -29,6 +36,7 @@ enum BenchCommand {
             flags: ["help"],
             options: [
                 "model", "count", "rate", "rows", "idle-seconds", "rounds", "writes", "seed", "changes", "backlog",
+                "subscribers", "event-rate", "fanout-seconds", "queue-limit",
             ]
         )
         if parsed.flag("help") {
@@ -36,7 +44,7 @@ enum BenchCommand {
             return .success
         }
         let scenario = try parsed.positionals(min: 0, max: 1).first ?? "all"
-        let known = ["latency", "throughput", "write-overhead", "catch-up", "idle", "all", "crash"]
+        let known = ["latency", "throughput", "write-overhead", "fan-out", "catch-up", "idle", "all", "crash"]
         guard known.contains(scenario) else { throw ArgumentParser.UsageError("unknown scenario \(scenario)") }
         let model = parsed.option("model") ?? "config/TaskModel.xcdatamodeld"
         func number(_ name: String, _ fallback: Int) throws -> Int {
@@ -80,6 +88,23 @@ enum BenchCommand {
         }
         if scenario == "write-overhead" || scenario == "all" {
             report.writeOverhead(try WriteOverheadScenario.run(modelPath: model, rows: try number("rows", 10_000)))
+        }
+        if scenario == "fan-out" || scenario == "all" {
+            let levels = try (parsed.option("subscribers") ?? "10,100,1000").split(separator: ",").map { text in
+                guard let level = Int(text), level >= 2 else {
+                    throw ArgumentParser.UsageError("--subscribers takes counts of at least 2, comma-separated")
+                }
+                return level
+            }
+            report.fanOut(
+                try FanOutScenario.run(
+                    modelPath: model,
+                    levels: levels,
+                    eventRate: try number("event-rate", 10_000),
+                    seconds: try number("fanout-seconds", 5),
+                    queueLimit: parsed.option("queue-limit") == nil ? nil : try number("queue-limit", 10_000)
+                )
+            )
         }
         if scenario == "catch-up" || scenario == "all" {
             let backlog = try number("backlog", 1_000_000)

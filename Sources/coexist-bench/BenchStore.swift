@@ -59,11 +59,12 @@ struct BenchStore {
         throw BenchError("coexistd did not catch up within 60 s")
     }
 
-    /// Starts coexistd on the store; returns once its socket answers (at once unless `waitForSocket`).
-    func startDaemon(waitForSocket: Bool = true) throws -> ChildProcess {
+    /// Starts coexistd on the store with extra command-line `options`; returns once its socket answers (at
+    /// once unless `waitForSocket`).
+    func startDaemon(options: [String] = [], waitForSocket: Bool = true) throws -> ChildProcess {
         let daemon = try ChildProcess(
             path: ChildProcess.executableDirectory() + "/coexistd",
-            arguments: ["--database", path, "--socket", socket, "--log-level", "error"]
+            arguments: ["--database", path, "--socket", socket, "--log-level", "error"] + options
         )
         guard waitForSocket else { return daemon }
         let client = try LineClient(path: socket)

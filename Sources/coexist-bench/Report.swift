@@ -77,6 +77,31 @@ struct Report {
         fields.append("\"throughput\":{" + entries.joined(separator: ",") + "}")
     }
 
+    mutating func fanOut(_ results: [FanOutScenario.Result]) {
+        var entries: [String] = []
+        for result in results {
+            let complete = result.missing == 0 && result.disordered == 0 && result.laggedLive == 0
+            rows.append(
+                (
+                    "fan-out",
+                    "\(result.subscribers) subscribers (1 stalled), \(result.eventRate) events/s (n \(result.delivery.count))",
+                    Self.distribution(result.delivery)
+                        + (complete
+                            ? "; all delivered"
+                            : "; \(result.missing) missing, \(result.disordered) out of order, \(result.laggedLive) lagged")
+                        + (result.stalledLagged ? "; stalled one lagged" : "; stalled one NOT told it lagged")
+                )
+            )
+            entries.append(
+                "\"\(result.subscribers)\":{\"eventRate\":\(result.eventRate),\"events\":\(result.events),"
+                    + "\"delivery\":\(Self.json(result.delivery)),\"missing\":\(result.missing),"
+                    + "\"disordered\":\(result.disordered),\"lagged\":\(result.laggedLive),"
+                    + "\"stalledLagged\":\(result.stalledLagged)}"
+            )
+        }
+        fields.append("\"fanOut\":{" + entries.joined(separator: ",") + "}")
+    }
+
     mutating func catchUp(_ result: ThroughputScenario.Result) {
         let seconds = Double(Int(result.seconds * 10)) / 10
         rows.append(

@@ -8,13 +8,14 @@ import CoexistStore
 import Glibc
 #endif
 
-/// The writer process of the latency scenario: `coexist-bench writer legacy|new STORE COUNT RATE OUT`.
+/// The writer process of the latency and fan-out scenarios:
+/// `coexist-bench writer legacy|new STORE COUNT RATE OUT [ROWS]`.
 ///
-/// Commits COUNT single-row transactions (one Task inserted) at RATE per second on one side, scheduled on
-/// the clock (a late commit does not shift the next), and writes "token commit-time-ns" per transaction to
-/// OUT once done, so that file I/O stays out of the measured loop.
+/// Commits COUNT transactions of ROWS inserted Tasks each (default 1) at RATE per second on one side,
+/// scheduled on the clock (a late commit does not shift the next), and writes "token commit-time-ns" per
+/// transaction to OUT once done, so that file I/O stays out of the measured loop.
 enum Writer {
-    static func run(side: String, path: String, count: Int, rate: Int, output: String) throws {
+    static func run(side: String, path: String, count: Int, rate: Int, output: String, rows: Int = 1) throws {
         let options = OpenOptions(busyTimeoutMilliseconds: 30_000)
         let metadata = SaveMetadata(author: "bench-\(side)", processName: "coexist-bench")
         var commits: [(Int64, Int64)] = []
@@ -29,9 +30,11 @@ enum Writer {
             for index in 0..<count {
                 Measure.sleep(until: start + Int64(index) * interval)
                 let result = try store.save(metadata) { save in
-                    var values = row(index)
-                    values["id"] = .uuid(BenchStore.randomUUID())
-                    _ = try save.insert("Task", values)
+                    for _ in 0..<rows {
+                        var values = row(index)
+                        values["id"] = .uuid(BenchStore.randomUUID())
+                        _ = try save.insert("Task", values)
+                    }
                 }
                 commits.append((result.token ?? 0, Measure.now()))
             }
@@ -41,7 +44,9 @@ enum Writer {
             let store = try NewStore(connection: legacy.connection, model: model)
             for index in 0..<count {
                 Measure.sleep(until: start + Int64(index) * interval)
-                let result = try store.save(metadata) { save in _ = try save.insert("Task", row(index)) }
+                let result = try store.save(metadata) { save in
+                    for _ in 0..<rows { _ = try save.insert("Task", row(index)) }
+                }
                 commits.append((result.token ?? 0, Measure.now()))
             }
         }

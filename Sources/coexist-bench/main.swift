@@ -9,10 +9,35 @@ import Glibc
 let arguments = Array(CommandLine.arguments.dropFirst())
 do {
     if arguments.first == "writer" {
-        guard arguments.count == 6, let count = Int(arguments[3]), let rate = Int(arguments[4]) else {
-            throw BenchError("usage: coexist-bench writer legacy|new STORE COUNT RATE OUT")
+        guard 6...7 ~= arguments.count, let count = Int(arguments[3]), let rate = Int(arguments[4]),
+            let rows = Int(arguments.count == 7 ? arguments[6] : "1"), rows > 0
+        else {
+            throw BenchError("usage: coexist-bench writer legacy|new STORE COUNT RATE OUT [ROWS]")
         }
-        try Writer.run(side: arguments[1], path: arguments[2], count: count, rate: rate, output: arguments[5])
+        try Writer.run(
+            side: arguments[1],
+            path: arguments[2],
+            count: count,
+            rate: rate,
+            output: arguments[5],
+            rows: rows
+        )
+        exit(0)
+    }
+    if arguments.first == "subscribers" {
+        guard arguments.count == 7, let count = Int(arguments[2]), let expected = Int(arguments[3]),
+            let seconds = Int(arguments[6])
+        else {
+            throw BenchError("usage: coexist-bench subscribers SOCKET COUNT EXPECTED-EVENTS OUT READY-FILE SECONDS")
+        }
+        try Subscribers.run(
+            socket: arguments[1],
+            count: count,
+            expectedEvents: expected,
+            output: arguments[4],
+            ready: arguments[5],
+            seconds: seconds
+        )
         exit(0)
     }
     exit(try BenchCommand.run(arguments).rawValue)

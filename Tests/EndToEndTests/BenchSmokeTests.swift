@@ -25,6 +25,15 @@ import Testing
             var changes: Int
             var peakRSSKilobytes: Int
         }
+        struct FanOut: Decodable {
+            var events: Int
+            var delivery: Distribution
+            var missing: Int
+            var disordered: Int
+            var lagged: Int
+            var stalledLagged: Bool
+        }
+        var fanOut: [String: FanOut]?
         var throughput: [String: Throughput]?
         var catchUp: CatchUp?
         var latency: [String: Latency]?
@@ -46,6 +55,21 @@ import Testing
             #expect(latency.missing == 0)
             #expect(latency.event.n == 60 && latency.mirror.n == 60)
             #expect(latency.event.p50 > 0 && latency.mirror.p50 >= latency.event.p50)
+        }
+    }
+
+    /// Fan-out, small: every live subscriber gets every event in order; the stalled one is told it lagged
+    /// (a small queue limit, so that 2,000 events overflow it and the socket buffer).
+    @Test func fanOutDeliversEverythingAndLagsTheStalledOne() throws {
+        let summary = try summary([
+            "fan-out", "--subscribers", "3,6", "--event-rate", "1000", "--fanout-seconds", "2", "--queue-limit", "256",
+        ])
+        for (level, live) in [("3", 2), ("6", 5)] {
+            let fanOut = try #require(summary.fanOut?[level])
+            #expect(fanOut.events == 2_000)
+            #expect(fanOut.missing == 0 && fanOut.disordered == 0 && fanOut.lagged == 0)
+            #expect(fanOut.stalledLagged)
+            #expect(fanOut.delivery.n == live * 20 && fanOut.delivery.p50 > 0)
         }
     }
 
