@@ -12,6 +12,8 @@ public final class Connection {
     public let options: OpenOptions
     let handle: OpaquePointer
     private let busyState: BusyHandlerState
+    /// See ``manageCheckpoints()``.
+    let walState = WALHookState()
     private var statementCache: [String: Statement] = [:]
     /// See ``schemaDependent(_:_:)``.
     var schemaMemo: [String: (version: Int64, value: Any)] = [:]
@@ -65,6 +67,7 @@ public final class Connection {
         // Sorts and temporary b-trees stay in memory: otherwise each such statement creates, opens and
         // deletes a file in /var/tmp (measured: one per bridge pass).
         try execute("PRAGMA temp_store=MEMORY")
+        if let kilobytes = options.cacheKilobytes { try execute("PRAGMA cache_size=-\(max(1, kilobytes))") }
         if options.coreDataTriggerFunctions { try registerCoreDataTriggerFunctions() }
     }
 

@@ -24,6 +24,8 @@ public struct OpenOptions: Sendable, Equatable {
     /// Register Core Data's derived-attribute trigger functions as no-ops (coredata-sqlite-format.md §1.5).
     /// Default true: any connection that may write a Core Data store needs them.
     public var coreDataTriggerFunctions: Bool
+    /// The connection's page cache in KiB (`PRAGMA cache_size=-N`); nil keeps SQLite's default (2,000 KiB).
+    public var cacheKilobytes: Int?
 
     /// Creates options; the defaults suit a connection that reads and writes a shared WAL database.
     public init(
@@ -32,7 +34,8 @@ public struct OpenOptions: Sendable, Equatable {
         synchronousNormal: Bool = true,
         foreignKeys: Bool = true,
         busyTimeoutMilliseconds: Int = 5_000,
-        coreDataTriggerFunctions: Bool = true
+        coreDataTriggerFunctions: Bool = true,
+        cacheKilobytes: Int? = nil
     ) {
         self.access = access
         self.walMode = walMode
@@ -40,6 +43,7 @@ public struct OpenOptions: Sendable, Equatable {
         self.foreignKeys = foreignKeys
         self.busyTimeoutMilliseconds = busyTimeoutMilliseconds
         self.coreDataTriggerFunctions = coreDataTriggerFunctions
+        self.cacheKilobytes = cacheKilobytes
     }
 
     /// Options for reading only: no WAL switch, no trigger functions.
