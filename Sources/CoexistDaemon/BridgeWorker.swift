@@ -52,20 +52,20 @@ final class BridgeWorker: @unchecked Sendable {
     private let wake: WakeSignal
     private let finished = DispatchSemaphore(value: 0)
     private let database: String
-    private let busyTimeoutMilliseconds: Int
+    private let options: OpenOptions
     private let openEngine: @Sendable (Connection) throws -> SyncEngine
     private let logger: Logger
     private var settings: Settings
 
     init(
         database: String,
-        busyTimeoutMilliseconds: Int,
+        options: OpenOptions,
         settings: Settings,
         logger: Logger,
         openEngine: @escaping @Sendable (Connection) throws -> SyncEngine
     ) throws {
         self.database = database
-        self.busyTimeoutMilliseconds = busyTimeoutMilliseconds
+        self.options = options
         self.settings = settings
         self.logger = logger
         self.openEngine = openEngine
@@ -103,8 +103,9 @@ final class BridgeWorker: @unchecked Sendable {
         do {
             connection = try Connection(
                 path: database,
-                options: OpenOptions(busyTimeoutMilliseconds: busyTimeoutMilliseconds)
+                options: options
             )
+            connection.manageCheckpoints()
             engine = try openEngine(connection)
             let base = database.split(separator: "/").last.map(String.init) ?? database
             watcher = try DirectoryWatcher(directory: Daemon.directory(of: database), names: [base, base + "-wal"])
@@ -161,6 +162,7 @@ final class BridgeWorker: @unchecked Sendable {
             if state.busy || state.backoff > 0 || moved {
                 state.busy = mirror(engine, &state)
                 state.dataVersion = version
+                checkpointIfDue(connection, idle: !state.busy)
             }
             state.nextCheck = Monotonic.now() + (state.backoff > 0 ? state.backoff : settings.pollInterval)
         }
@@ -211,6 +213,18 @@ final class BridgeWorker: @unchecked Sendable {
                 shared.changed = true
             }
             return false
+        }
+    }
+
+    /// The WAL is checkpointed by this thread when it has nothing to mirror, or once its commits took the
+    /// WAL past 4,000 pages — never inside a commit (see ``Connection/manageCheckpoints()``).
+    private func checkpointIfDue(_ connection: Connection, idle: Bool) {
+        let frames = connection.walFrames
+        guard frames >= 4_000 || (idle && frames > 0) else { return }
+        do {
+            try connection.checkpoint()
+        } catch {
+            logger.warning("checkpoint failed: \(error)")
         }
     }
 

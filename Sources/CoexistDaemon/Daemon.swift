@@ -45,7 +45,7 @@ public final class Daemon {
     public func open() throws {
         let connection = try Connection(
             path: configuration.database,
-            options: OpenOptions(busyTimeoutMilliseconds: configuration.busyTimeoutMilliseconds)
+            options: configuration.openOptions
         )
         let model = try configuration.model.map { try XCDataModelReader.read(path: $0) }
         let engine = try SyncEngine(
@@ -69,7 +69,12 @@ public final class Daemon {
     public func runOnce() throws -> SyncEngine.PassResult {
         try open()
         guard let engine else { throw BridgeError.unmirrorable("the bridge did not open") }
-        let result = try engine.catchUp()
+        // Checkpoints between passes, never inside a pass's commit (see BridgeWorker.checkpointIfDue).
+        connection?.manageCheckpoints()
+        let result = try engine.catchUp { [connection] _ in
+            if let connection, connection.walFrames >= 4_000 { try connection.checkpoint() }
+        }
+        try connection?.checkpoint()
         if let connection {
             try BridgeWorker.pruneHistory(connection: connection, engine: engine, settings: settings, logger: logger)
         }
@@ -198,7 +203,7 @@ public final class Daemon {
         let bridge = configuration.bridge
         let worker = try BridgeWorker(
             database: database,
-            busyTimeoutMilliseconds: configuration.busyTimeoutMilliseconds,
+            options: configuration.openOptions,
             settings: settings,
             logger: logger
         ) { connection in

@@ -1,6 +1,7 @@
 public import CoexistBridge
 public import CoexistEvents
 public import CoexistRuntime
+public import CoexistSQLite
 public import CoexistStore
 
 #if canImport(Glibc)
@@ -29,6 +30,8 @@ public struct DaemonConfiguration: Sendable {
     public var pollInterval: UInt64 = 1_000_000_000
     /// How long a blocked statement retries before SQLITE_BUSY (milliseconds).
     public var busyTimeoutMilliseconds = 5_000
+    /// Each connection's SQLite page cache, in KiB.
+    public var cacheKilobytes = 8_192
     /// Log threshold.
     public var logLevel: LogLevel = .info
     /// Name overrides of the new schema.
@@ -50,11 +53,16 @@ public struct DaemonConfiguration: Sendable {
 
     /// Every top-level key.
     public static let keys: Set<String> = reloadableKeys.union([
-        "database", "model", "socket", "socket-mode", "socket-group", "busy-timeout", "author",
+        "database", "model", "socket", "socket-mode", "socket-group", "busy-timeout", "cache-size", "author",
     ])
 
     /// Creates the defaults.
     public init() {}
+
+    /// How the daemon's connections open the database.
+    public var openOptions: OpenOptions {
+        OpenOptions(busyTimeoutMilliseconds: busyTimeoutMilliseconds, cacheKilobytes: cacheKilobytes)
+    }
 
     /// Reads the file (when given) and applies the command-line options over it.
     ///
@@ -104,6 +112,7 @@ public struct DaemonConfiguration: Sendable {
             pollInterval = try entry.duration()
             guard pollInterval >= 1_000_000 else { throw ConfigError(entry, "poll-interval must be at least 1ms") }
         case "busy-timeout": busyTimeoutMilliseconds = Int(try entry.duration() / 1_000_000)
+        case "cache-size": cacheKilobytes = try entry.integer(in: 256...4_194_304)
         case "log-level":
             guard let level = LogLevel(name: entry.value) else {
                 throw ConfigError(
@@ -195,6 +204,7 @@ public struct DaemonConfiguration: Sendable {
         if socketMode != other.socketMode { changed.append("socket-mode") }
         if socketGroup != other.socketGroup { changed.append("socket-group") }
         if busyTimeoutMilliseconds != other.busyTimeoutMilliseconds { changed.append("busy-timeout") }
+        if cacheKilobytes != other.cacheKilobytes { changed.append("cache-size") }
         if bridge.author != other.bridge.author { changed.append("author") }
         if overrides != other.overrides { changed.append("[entity …]") }
         if bridge.conflictPolicy != other.bridge.conflictPolicy { changed.append("conflict-policy") }

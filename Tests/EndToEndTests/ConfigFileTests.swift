@@ -1,3 +1,4 @@
+import CoexistDaemon
 import Foundation
 import TestSupport
 import Testing
@@ -13,12 +14,7 @@ import Testing
         let file = try directory.write("coexistd.conf", Array(adapted.utf8))
         let result = try ProductProcess.run("coexistd", ["--config", file, "--check-config"])
         #expect(result.status == 0, "\(result.stderr)")
-        for key in [
-            "database", "model", "socket", "socket-mode", "socket-group", "conflict-policy", "batch-size",
-            "initial-sync-chunk", "history-retention", "poll-interval", "busy-timeout", "log-level", "author",
-            "allow-uids", "allow-gids", "max-clients", "max-line-length", "request-timeout", "queue-limit",
-            "heartbeat-interval", "consumer-expiry",
-        ] {
+        for key in DaemonConfiguration.keys.sorted() {
             #expect(text.contains("\n\(key) ="), "\(key) is documented")
         }
     }
