@@ -23,11 +23,13 @@ struct LegacyToNew {
                 guard let id = try objectID(change), let entity = model.entity(named: id.entity),
                     let (object, ref) = try context.ensure(id)
                 else { continue }
-                try context.syncAttributes(
-                    ref,
-                    object,
-                    model.allAttributes(of: entity).filter { !$0.isTransient }.map(\.name)
-                )
+                if !context.inserted.contains(id) {  // inserted just now: from this very state
+                    try context.syncAttributes(
+                        ref,
+                        object,
+                        model.allAttributes(of: entity).filter { !$0.isTransient }.map(\.name)
+                    )
+                }
                 relationships.append(
                     (id, ref, model.allRelationships(of: entity).filter { !$0.isTransient }.map(\.name))
                 )
@@ -85,6 +87,10 @@ struct LegacyToNew {
         let engine: SyncEngine
         let save: NewSave
         var ensured: [ObjectID: (LegacyObject, ObjectRef)] = [:]
+        /// Objects this mirror inserted on the new side (attributes only, no relationship yet).
+        var inserted: Set<ObjectID> = []
+        /// Stored attribute names by entity.
+        var storedNames: [String: Set<String>] = [:]
 
         /// The legacy object and its new-schema reference, inserting it on the new side when absent; nil when
         /// the legacy object no longer exists (a later transaction deleted it).
@@ -100,15 +106,19 @@ struct LegacyToNew {
                 // pending or already mirrored). Never mirrored: copy it now, nothing is lost.
                 guard !mapped else { return nil }
                 try save.insert(id.entity, id: identity, storable(object.attributes, entity: id.entity))
+                inserted.insert(id)
             }
             ensured[id] = (object, ref)
             return (object, ref)
         }
 
         /// Values the new side stores (every non-transient attribute).
-        func storable(_ values: [String: AttributeValue], entity: String) -> [String: AttributeValue] {
+        mutating func storable(_ values: [String: AttributeValue], entity: String) -> [String: AttributeValue] {
             guard let definition = engine.new.model.entity(named: entity) else { return values }
-            let names = Set(engine.new.model.allAttributes(of: definition).filter { !$0.isTransient }.map(\.name))
+            let names =
+                storedNames[entity]
+                ?? Set(engine.new.model.allAttributes(of: definition).filter { !$0.isTransient }.map(\.name))
+            storedNames[entity] = names
             return values.filter { names.contains($0.key) }
         }
 
@@ -127,10 +137,13 @@ struct LegacyToNew {
                 let relationship = model.allRelationships(of: entity).first(where: { $0.name == name })
             else { return }
             if !relationship.isToMany {
-                guard let object = try engine.legacy.object(id) else { return }
+                // The state `ensure` read in this same transaction.
+                guard let object = try ensured[id]?.0 ?? engine.legacy.object(id) else { return }
                 var target: ObjectRef?
                 if let targetID = object.toOne[name] { target = try ensure(targetID)?.1 }
-                if try engine.new.related(ref, name).first != target { try save.setToOne(ref, name, target) }
+                // A row inserted just now has no to-one yet.
+                let current = inserted.contains(id) ? nil : try engine.new.related(ref, name).first
+                if current != target { try save.setToOne(ref, name, target) }
                 return
             }
             var wanted: [ObjectRef] = []

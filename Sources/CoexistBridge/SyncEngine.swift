@@ -101,7 +101,7 @@ public final class SyncEngine {
     static let windowTransactions = 4_096
     /// A pass stops taking more transactions after this long (after the first), so that the daemon
     /// publishes events and serves its socket between passes however large the backlog.
-    public static let passBudget = Duration.milliseconds(5)
+    public static let passBudget = Duration.milliseconds(50)
 
     /// Mirrors up to `batchSize` pending transactions (fewer after ``passBudget``) in one write transaction.
     public func pass() throws -> PassResult {
@@ -193,11 +193,12 @@ public final class SyncEngine {
         resolver = nil
     }
 
-    /// Runs passes until nothing is pending; returns the totals.
-    public func catchUp() throws -> PassResult {
+    /// Runs passes until nothing is pending, calling `afterEachPass` after each; returns the totals.
+    public func catchUp(afterEachPass: (PassResult) throws -> Void = { _ in }) throws -> PassResult {
         var total = PassResult()
         while true {
             let result = try pass()
+            try afterEachPass(result)
             total.handled += result.handled
             total.mirrored += result.mirrored
             total.conflicts += result.conflicts

@@ -112,4 +112,35 @@ import Testing
         try store.save(app) { save in try save.delete(books[1]) }  // cascades to its cover
         #expect(try store.refs(of: "Cover").isEmpty)
     }
+
+    /// An operation that fails inside a save is undone with its bookkeeping, and the save goes on: the
+    /// history lists only what the save kept.
+    @Test func aFailedOperationLeavesNoTraceInTheSave() throws {
+        let directory = try TemporaryDirectory()
+        let shared = try SharedStore.create(in: directory)
+        var category = ObjectRef(entity: "Category", id: "")
+        var task = ObjectRef(entity: "Task", id: "")
+        try shared.new.save(app) { save in
+            category = try save.insert("Category", ["name": .string("existing")])
+            task = try save.insert("Task", ["title": .string("existing"), "createdAt": .date(1)])
+        }
+        var kept: [ObjectRef] = []
+        var doomed = ObjectRef(entity: "Task", id: "")
+        let result = try shared.new.save(app) { save in
+            let first = try save.insert("Category", ["name": .string("first")])
+            kept.append(first)
+            #expect(throws: StoreError.self) { try save.insert("Category", id: first.id, ["name": .string("again")]) }
+            // Links the existing task (recording updates of both), then fails on a missing one.
+            let missing = ObjectRef(entity: "Task", id: UUIDText.random())
+            #expect(throws: StoreError.self) { try save.add(category, to: "tasks", [task, missing]) }
+            doomed = try save.insert("Task", ["title": .string("doomed"), "createdAt": .date(2)])
+            try save.delete(doomed)  // a pending insert deleted: neither appears
+            kept.append(try save.insert("Task", ["title": .string("kept"), "createdAt": .date(3)]))
+        }
+        let history = try HistoryReader(store: LegacyStore(path: shared.legacy.path)).transactions(after: 0)
+        let transaction = try #require(history.first { $0.token == result.token })
+        #expect(transaction.changes.map { "\($0.type) \($0.objectID ?? "")" } == kept.map { "insert \($0.id)" })
+        #expect(try shared.new.related(category, "tasks").isEmpty)
+        #expect(try shared.new.values(of: doomed) == nil)
+    }
 }

@@ -13,6 +13,8 @@ public final class NewStore {
     public let connection: Connection
     /// The schema derived from the model.
     public let schema: NewSchema
+    /// `INSERT` statements by entity name (the schema never changes under a store).
+    var insertStatements: [String: String] = [:]
     /// The model.
     public var model: Model { schema.model }
 

@@ -68,8 +68,10 @@ extension NewSave {
             }
         }
         try connection.run("DELETE FROM \(SQLIdentifier.quoted(mapping.table)) WHERE \"id\" = ?", [.text(ref.id)])
-        deleted.insert(ref)
-        if pending[ref]?.type == .insert {
+        if deleted.insert(ref).inserted { undo.append(.deleted(ref)) }
+        if let previous = pending[ref], previous.type == .insert {
+            undo.append(.pending(ref, previous))
+            undo.append(.order(order))
             pending[ref] = nil
             order.removeAll { $0 == ref }
         } else {

@@ -22,6 +22,8 @@ public final class NewSave {
     var order: [ObjectRef] = []
     var pending: [ObjectRef: Pending] = [:]
     var deleted: Set<ObjectRef> = []
+    /// How to undo the bookkeeping of the running operation, newest last (see ``atomically(_:)``).
+    var undo: [Undo] = []
     var depth = 0
     var finished = false
     /// Whether a non-optional attribute must have a value (true). The bridge turns this off: it copies
@@ -87,12 +89,12 @@ public final class NewSave {
             columns.append(column)
             arguments.append(try encode(value, attribute, ref))
         }
-        try run(
-            ref,
-            "INSERT INTO \(SQLIdentifier.quoted(mapping.table)) (\(columns.map(SQLIdentifier.quoted).joined(separator: ", "))) "
-                + "VALUES (\(columns.map { _ in "?" }.joined(separator: ", ")))",
-            arguments
-        )
+        let sql =
+            store.insertStatements[entityName]
+            ?? "INSERT INTO \(SQLIdentifier.quoted(mapping.table)) (\(columns.map(SQLIdentifier.quoted).joined(separator: ", "))) "
+            + "VALUES (\(columns.map { _ in "?" }.joined(separator: ", ")))"
+        store.insertStatements[entityName] = sql
+        try run(ref, sql, arguments)
         record(ref, Pending(type: .insert))
         return ref
     }
@@ -181,7 +183,12 @@ public final class NewSave {
     }
 
     func record(_ ref: ObjectRef, _ entry: Pending) {
-        if pending[ref] == nil { order.append(ref) }
+        let previous = pending[ref]
+        if previous == nil {
+            order.append(ref)
+            undo.append(.appendedToOrder)
+        }
+        undo.append(.pending(ref, previous))
         pending[ref] = entry
     }
 
