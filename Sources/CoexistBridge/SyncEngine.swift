@@ -99,8 +99,9 @@ public final class SyncEngine {
     /// alone.
     public static let windowChanges = 20_000
     static let windowTransactions = 4_096
-    /// A pass stops taking more transactions after this long (after the first), so that the daemon
-    /// publishes events and serves its socket between passes however large the backlog.
+    /// A pass stops taking more transactions after this long (after the first): the write lock is released,
+    /// the apps' writers get their turn, subscribers get the mirrors, and a stop or reload is seen, however
+    /// large the backlog. (Measured: 5 ms passes mirrored 100-row transactions 15 % slower than 50 ms ones.)
     public static let passBudget = Duration.milliseconds(50)
 
     /// Mirrors up to `batchSize` pending transactions (fewer after ``passBudget``) in one write transaction.
