@@ -127,7 +127,11 @@ final class BridgeWorker: @unchecked Sendable {
                 }
                 state.nextPrune = now + 60_000_000_000
             }
-            let deadline = min(state.nextCheck, state.nextPrune)
+            if connection.walFrames > 0 && !state.busy && now >= state.lastPass + Self.quietBeforeCheckpoint {
+                checkpoint(connection)
+            }
+            var deadline = min(state.nextCheck, state.nextPrune)
+            if connection.walFrames > 0 { deadline = min(deadline, state.lastPass + Self.quietBeforeCheckpoint) }
             // Rounded up: waking before the deadline would spin through zero-timeout polls until it passes.
             let timeout =
                 state.busy ? 0 : Int32(clamping: ((deadline > now ? deadline - now : 0) + 999_999) / 1_000_000)
@@ -162,7 +166,8 @@ final class BridgeWorker: @unchecked Sendable {
             if state.busy || state.backoff > 0 || moved {
                 state.busy = mirror(engine, &state)
                 state.dataVersion = version
-                checkpointIfDue(connection, idle: !state.busy)
+                state.lastPass = Monotonic.now()
+                if connection.walFrames >= 4_000 { checkpoint(connection) }
             }
             state.nextCheck = Monotonic.now() + (state.backoff > 0 ? state.backoff : settings.pollInterval)
         }
@@ -174,6 +179,7 @@ final class BridgeWorker: @unchecked Sendable {
         var dataVersion: Int64? = -1
         var nextCheck = Monotonic.now()
         var nextPrune = Monotonic.now()
+        var lastPass = Monotonic.now()
         var lastError: String?
     }
 
@@ -216,11 +222,12 @@ final class BridgeWorker: @unchecked Sendable {
         }
     }
 
-    /// The WAL is checkpointed by this thread when it has nothing to mirror, or once its commits took the
-    /// WAL past 4,000 pages — never inside a commit (see ``Connection/manageCheckpoints()``).
-    private func checkpointIfDue(_ connection: Connection, idle: Bool) {
-        let frames = connection.walFrames
-        guard frames >= 4_000 || (idle && frames > 0) else { return }
+    /// The WAL is checkpointed by this thread once nothing was mirrored for this long, or as soon as its
+    /// commits took the WAL past 4,000 pages — never inside a commit (see ``Connection/manageCheckpoints()``)
+    /// and not after every pass of a steady trickle (each checkpoint ends in an `fsync`).
+    static let quietBeforeCheckpoint: UInt64 = 250_000_000
+
+    private func checkpoint(_ connection: Connection) {
         do {
             try connection.checkpoint()
         } catch {

@@ -12,8 +12,8 @@ extension Connection {
         sqlite3_wal_hook(handle, walHookCallback, Unmanaged.passUnretained(walState).toOpaque())
     }
 
-    /// Frames in the WAL after this connection's last commit (0 before any, or without
-    /// ``manageCheckpoints()``).
+    /// Frames in the WAL after this connection's last commit; 0 before any, after ``checkpoint()``, and
+    /// without ``manageCheckpoints()``.
     public var walFrames: Int { walState.frames }
 
     /// A passive checkpoint: copies what no reader still needs into the database and syncs it, never waiting
@@ -26,7 +26,8 @@ extension Connection {
         guard code == SQLITE_OK || code == SQLITE_BUSY else {
             throw lastError(sql: "sqlite3_wal_checkpoint_v2 PASSIVE")
         }
-        walState.frames = Int(max(0, frames - checkpointed))
+        walState.frames = 0  // counted again from the next commit: a reader may hold the rest back for long
+
         return (Int(frames), Int(checkpointed))
     }
 }
