@@ -2,13 +2,14 @@
 #define COEXIST_CSYSTEMD_SHIM_H
 
 // libsystemd (notify, socket activation, journal) and the Linux interfaces a service uses beside it
-// that Glibc's module does not export: signalfd, inotify, eventfd, accept4, SO_PEERCRED.
+// that Glibc's module does not export: signalfd, inotify, eventfd, accept4, SO_PEERCRED, prctl.
 #include <systemd/sd-daemon.h>
 #include <systemd/sd-journal.h>
 #include <sys/signalfd.h>
 #include <sys/inotify.h>
 #include <sys/eventfd.h>
 #include <sys/socket.h>
+#include <sys/prctl.h>
 
 // accept4 and struct ucred are declared only under _GNU_SOURCE; glibc always provides them.
 extern int accept4(int fd, struct sockaddr *address, socklen_t *length, int flags);
@@ -28,6 +29,11 @@ static inline int coexist_accept(int fd) {
 static inline int coexist_peer_credentials(int fd, struct coexist_peer_credentials *credentials) {
     socklen_t length = sizeof(*credentials);
     return getsockopt(fd, SOL_SOCKET, SO_PEERCRED, credentials, &length);
+}
+
+/// Names the calling thread (at most 15 bytes are kept), for `top -H` and `/proc/PID/task/*/comm`.
+static inline int coexist_name_thread(const char *name) {
+    return prctl(PR_SET_NAME, name, 0, 0, 0);
 }
 
 #endif

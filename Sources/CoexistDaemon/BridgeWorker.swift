@@ -3,7 +3,6 @@ import CoexistEvents
 import CoexistHistory
 import CoexistRuntime
 import CoexistSQLite
-import Foundation
 import Synchronization
 
 #if canImport(Glibc)
@@ -50,7 +49,7 @@ final class BridgeWorker: @unchecked Sendable {
     /// Signalled by the worker: commits to publish, or a failure.
     let events: WakeSignal
     private let wake: WakeSignal
-    private let finished = DispatchSemaphore(value: 0)
+    private var thread: WorkerThread?
     private let database: String
     private let options: OpenOptions
     private let openEngine: @Sendable (Connection) throws -> SyncEngine
@@ -74,20 +73,16 @@ final class BridgeWorker: @unchecked Sendable {
     }
 
     /// Starts the thread.
-    func start() {
-        let thread = Thread { [self] in
-            run()
-            finished.signal()
-        }
-        thread.name = "coexist-bridge"
-        thread.start()
+    func start() throws {
+        thread = try WorkerThread(name: "coexist-bridge") { [self] in run() }
     }
 
     /// Asks the thread to stop after its current pass, and waits for it.
     func stop() {
         shared.withLock { $0.stop = true }
         wake.signal()
-        finished.wait()
+        thread?.join()
+        thread = nil
     }
 
     /// Hands new settings to the thread (applied before its next pass).

@@ -93,6 +93,7 @@ public final class Daemon {
                 logger: logger
             )
             server.statusFields = { [unowned self] in
+                refreshRate(Monotonic.now())
                 let shared = self.worker?.shared.withLock { $0 } ?? BridgeWorker.Shared()
                 return [
                     ("mirrored", .integer(Int64(shared.mirrored))),
@@ -140,8 +141,10 @@ public final class Daemon {
                 if now < heartbeat + 2 * watchdog + configuration.pollInterval { notifier.watchdog() }
                 nextWatchdog = now + watchdog
             }
-            if now >= statusAt + 1_000_000_000 { updateStatus(now) }
-            var deadline = min(nextCheck, statusAt + 1_000_000_000)
+            // STATUS= once a second, only under systemd: an idle daemon otherwise wakes every few seconds.
+            if notifier.isEnabled && now >= statusAt + 1_000_000_000 { updateStatus(now) }
+            var deadline = nextCheck
+            if notifier.isEnabled { deadline = min(deadline, statusAt + 1_000_000_000) }
             if watchdog != nil { deadline = min(deadline, nextWatchdog) }
             if let server { deadline = min(deadline, server.nextDeadline(now: now)) }
             // Rounded up: waking before the deadline would spin through zero-timeout polls until it passes.
@@ -188,8 +191,14 @@ public final class Daemon {
             if due {
                 // While the bridge thread is in a pass no other commit can land, and the WAL writes are its
                 // own: it signals when it commits. Otherwise an app's commit may still be becoming visible.
-                publishIfChanged(waitForCommit: fileEvent && !worker.inPass.load(ordering: .acquiring))
-                nextCheck = Monotonic.now() + configuration.pollInterval
+                let published = publishIfChanged(
+                    waitForCommit: fileEvent && !worker.inPass.load(ordering: .acquiring)
+                )
+                // The bridge thread watches the file and polls; this thread's own check is a slow backstop,
+                // at the poll interval only to retry a failed publish.
+                nextCheck =
+                    Monotonic.now()
+                    + (published ? max(configuration.pollInterval, 5_000_000_000) : configuration.pollInterval)
             }
             server?.tick(now: Monotonic.now())
         }
@@ -209,7 +218,7 @@ public final class Daemon {
         ) { connection in
             try SyncEngine(connection: connection, model: model, overrides: overrides, configuration: bridge)
         }
-        worker.start()
+        try worker.start()
         return worker
     }
 
@@ -225,19 +234,23 @@ public final class Daemon {
 
     /// Publishes what was committed since the last time, when the data version moved (a commit by the
     /// bridge thread or another process). A failure is retried at the next wake-up.
-    func publishIfChanged(waitForCommit: Bool) {
+    /// Returns false when publishing failed.
+    @discardableResult
+    func publishIfChanged(waitForCommit: Bool) -> Bool {
         guard let connection,
             let version = BridgeWorker.visibleDataVersion(
                 connection,
                 after: publishedVersion,
                 waitForCommit: waitForCommit
             ), version != publishedVersion
-        else { return }
+        else { return true }
         do {
             try server?.publish(now: Monotonic.now())
             publishedVersion = version
+            return true
         } catch {
             logger.warning("publishing events failed: \(error)")
+            return false
         }
     }
 
@@ -261,16 +274,25 @@ public final class Daemon {
     }
 
     func updateStatus(_ now: UInt64) {
-        let elapsed = Double(now - statusAt) / 1e9
-        let (handled, changed) =
-            worker?.shared.withLock { shared in
-                defer { (shared.handledSinceStatus, shared.changed) = (0, false) }
-                return (shared.handledSinceStatus, shared.changed)
-            } ?? (0, false)
-        rate = elapsed > 0 ? Double(handled) / elapsed : 0
-        statusAt = now
-        guard notifier.isEnabled, changed || rate > 0 else { return }
+        refreshRate(now)
+        let changed = worker?.shared.withLock { shared in
+            defer { shared.changed = false }
+            return shared.changed
+        }
+        guard notifier.isEnabled, changed == true || rate > 0 else { return }
         notifier.status(statusLine())
+    }
+
+    /// The mirroring rate since the last refresh (at most once a second).
+    func refreshRate(_ now: UInt64) {
+        guard now >= statusAt + 1_000_000_000 else { return }
+        let elapsed = Double(now - statusAt) / 1e9
+        let handled = worker?.shared.withLock { shared in
+            defer { shared.handledSinceStatus = 0 }
+            return shared.handledSinceStatus
+        }
+        rate = Double(handled ?? 0) / elapsed
+        statusAt = now
     }
 
     /// SIGHUP: re-reads the configuration; applies what can change at run time, names what needs a restart.
