@@ -41,13 +41,37 @@ public final class ChildProcess {
     }
 
     /// Waits for the child to end; returns its exit status and its peak resident set size in KiB.
+    ///
+    /// The peak is the kernel's high-water mark of the child's own memory (`VmHWM`), read every 10 ms until
+    /// it exits. Not `wait4`'s `ru_maxrss`: a child started by `posix_spawn` shares its parent's memory until
+    /// it execs, and Linux folds that (the parent's peak) into the child's `ru_maxrss`.
     public func waitWithPeakMemory() -> (status: Int32, peakKilobytes: Int) {
+        var peak = 0
         var raw: Int32 = 0
-        var usage = rusage()
-        while wait4(pid, &raw, 0, &usage) < 0 && errno == EINTR {}
+        while true {
+            peak = max(peak, Self.highWaterMark(pid))
+            let done = waitpid(pid, &raw, WNOHANG)
+            if done == pid { break }
+            if done < 0 && errno != EINTR { break }
+            usleep(10_000)
+        }
         let result = (raw & 0x7F) == 0 ? (raw >> 8) & 0xFF : 128 + (raw & 0x7F)
         status = result
-        return (result, usage.ru_maxrss)
+        return (result, peak)
+    }
+
+    /// `VmHWM` of `/proc/PID/status` in KiB; 0 when it cannot be read.
+    static func highWaterMark(_ pid: Int32) -> Int {
+        guard let file = fopen("/proc/\(pid)/status", "r") else { return 0 }
+        defer { fclose(file) }
+        var line = [CChar](repeating: 0, count: 256)
+        while fgets(&line, Int32(line.count), file) != nil {
+            let text = String(decoding: line.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            if text.hasPrefix("VmHWM:") {
+                return Int(text.dropFirst(6).split(whereSeparator: { $0 == " " || $0 == "\t" }).first ?? "") ?? 0
+            }
+        }
+        return 0
     }
 
     /// The path of the running executable's directory (to find sibling programs).
