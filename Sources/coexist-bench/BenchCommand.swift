@@ -18,7 +18,8 @@ enum BenchCommand {
                            a writer commits --event-rate Task inserts per second (default 10000, in 100-row
                            transactions) for --fanout-seconds (default 5): commit → event read, p50/p99;
                            every live subscriber must get every event in order, the stalled one "lagged"
-                           (--queue-limit: coexistd's, default its own)
+                           (or all events, when they fit in its queue; --queue-limit: coexistd's, default
+                           its own)
           catch-up         coexistd --once on a backlog of --backlog changes in 100-row transactions
                            (default 1000000): time and peak RSS
           idle             CPU per second of an idle coexistd with one subscriber (--idle-seconds, default 30)

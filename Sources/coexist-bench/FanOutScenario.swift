@@ -7,7 +7,8 @@ import Glibc
 /// *fan-out*: N subscribers on one coexistd — one of them stalled (it subscribes and never reads) and N − 1
 /// live ones in a subscriber process — while a writer process commits Task inserts at a fixed event rate
 /// (100-row transactions). Delivery: commit → the transaction's last event read by a live subscriber.
-/// Every live subscriber must receive every event in order; the stalled one must be told it lagged.
+/// Every live subscriber must receive every event in order; the stalled one must be told it lagged (or, when
+/// the run fits in its queue, receive everything once it reads).
 enum FanOutScenario {
     struct Result: Sendable {
         var subscribers: Int
@@ -20,7 +21,17 @@ enum FanOutScenario {
         var disordered: Int
         /// Live subscribers the daemon disconnected as lagged.
         var laggedLive: Int
-        var stalledLagged: Bool
+        var stalled: Stalled
+
+        /// What the stalled subscriber got once it read.
+        enum Stalled: String, Sendable {
+            /// Told it lagged (its queue overflowed), then disconnected.
+            case lagged
+            /// Every event: the run fitted in its queue and socket buffer.
+            case complete
+            /// Neither: events lost silently.
+            case incomplete
+        }
     }
 
     static let rowsPerTransaction = 100
@@ -87,9 +98,21 @@ enum FanOutScenario {
         )
         guard writer.wait() == 0 else { throw BenchError("the fan-out writer failed") }
         guard reader.wait() == 0 else { throw BenchError("the subscriber process failed") }
-        var stalledLagged = false
-        while !stalledLagged, let line = try stalled.readLine() {
-            stalledLagged = line.hasPrefix(#"{"type":"lagged""#)
+        // The stalled subscriber now reads what it was sent: a "lagged" message, or (when everything fitted in
+        // its queue and socket buffer) every event. Anything else would be a silent loss.
+        try stalled.setReadTimeout(seconds: 2)
+        var stalledState = Result.Stalled.incomplete
+        var stalledEvents = 0
+        while let line = try readLine(stalled) {
+            if line.hasPrefix(#"{"type":"lagged""#) {
+                stalledState = .lagged
+                break
+            }
+            if line.hasPrefix(#"{"type":"event""#) { stalledEvents += 1 }
+            if stalledEvents == expected {
+                stalledState = .complete
+                break
+            }
         }
         return try result(
             subscribers: subscribers,
@@ -97,8 +120,18 @@ enum FanOutScenario {
             expected: expected,
             commits: commits,
             received: received,
-            stalledLagged: stalledLagged
+            stalled: stalledState
         )
+    }
+
+    /// The next line; nil at the end of the stream or when none came within the read timeout.
+    private static func readLine(_ client: LineClient) throws -> String? {
+        do {
+            return try client.readLine()
+        } catch {
+            if error.code == EAGAIN || error.code == EWOULDBLOCK { return nil }
+            throw error
+        }
     }
 
     private static func result(
@@ -107,7 +140,7 @@ enum FanOutScenario {
         expected: Int,
         commits: String,
         received: String,
-        stalledLagged: Bool
+        stalled: Result.Stalled
     ) throws -> Result {
         var committed: [Int64: Int64] = [:]
         for line in (Measure.readFile(commits) ?? "").split(separator: "\n") {
@@ -137,7 +170,7 @@ enum FanOutScenario {
             missing: expected * (subscribers - 1) - total,
             disordered: disordered,
             laggedLive: lagged,
-            stalledLagged: stalledLagged
+            stalled: stalled
         )
     }
 }

@@ -89,14 +89,17 @@ struct Report {
                         + (complete
                             ? "; all delivered"
                             : "; \(result.missing) missing, \(result.disordered) out of order, \(result.laggedLive) lagged")
-                        + (result.stalledLagged ? "; stalled one lagged" : "; stalled one NOT told it lagged")
+                        + [
+                            .lagged: "; stalled one lagged", .complete: "; stalled one got all (fitted in its queue)",
+                            .incomplete: "; stalled one LOST EVENTS",
+                        ][result.stalled, default: ""]
                 )
             )
             entries.append(
                 "\"\(result.subscribers)\":{\"eventRate\":\(result.eventRate),\"events\":\(result.events),"
                     + "\"delivery\":\(Self.json(result.delivery)),\"missing\":\(result.missing),"
                     + "\"disordered\":\(result.disordered),\"lagged\":\(result.laggedLive),"
-                    + "\"stalledLagged\":\(result.stalledLagged)}"
+                    + "\"stalled\":\"\(result.stalled.rawValue)\"}"
             )
         }
         fields.append("\"fanOut\":{" + entries.joined(separator: ",") + "}")

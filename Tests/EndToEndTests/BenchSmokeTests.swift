@@ -31,7 +31,7 @@ import Testing
             var missing: Int
             var disordered: Int
             var lagged: Int
-            var stalledLagged: Bool
+            var stalled: String
         }
         var fanOut: [String: FanOut]?
         var throughput: [String: Throughput]?
@@ -68,7 +68,7 @@ import Testing
             let fanOut = try #require(summary.fanOut?[level])
             #expect(fanOut.events == 2_000)
             #expect(fanOut.missing == 0 && fanOut.disordered == 0 && fanOut.lagged == 0)
-            #expect(fanOut.stalledLagged)
+            #expect(fanOut.stalled == "lagged")
             #expect(fanOut.delivery.n == live * 20 && fanOut.delivery.p50 > 0)
         }
     }

@@ -138,6 +138,13 @@ public final class LineClient {
         }
     }
 
+    /// Makes reads give up after `seconds` without data: ``readLine()`` then throws `EAGAIN`.
+    public func setReadTimeout(seconds: Double) throws(SystemError) {
+        var limit = timeval(tv_sec: Int(seconds), tv_usec: Int((seconds - Double(Int(seconds))) * 1e6))
+        guard setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size)) == 0
+        else { throw SystemError(call: "setsockopt", code: errno) }
+    }
+
     /// The next line, nil at end of stream.
     public func readLine() throws(SystemError) -> String? {
         while true {
