@@ -89,6 +89,7 @@ final class EventClient {
 
     /// Queues a message without writing: the caller flushes once after a batch.
     func enqueue(_ line: WireLine) {
+        guard line.count > 0 else { return }  // nothing to write: it would never leave the queue
         output.append(line)
         if line.token != nil { queuedEvents += 1 }
     }
