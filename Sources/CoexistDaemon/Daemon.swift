@@ -83,6 +83,13 @@ public final class Daemon {
 
     /// Serves until SIGTERM or SIGINT; returns the exit code.
     public func run(signals: SignalReceiver) -> ExitCode {
+        // Every client holds a descriptor; the database, WAL, watchers and wake-ups need a few dozen more.
+        if let limit = OpenFilesLimit.raise(), limit < UInt64(configuration.limits.maxClients + 64) {
+            logger.warning(
+                "the open-files limit (\(limit)) is below max-clients + 64: clients beyond it wait until others "
+                    + "leave (raise LimitNOFILE)"
+            )
+        }
         do {
             try open()
             guard let engine else { return .software }
@@ -154,7 +161,7 @@ public final class Daemon {
                 pollfd(fd: worker.events.descriptor, events: Int16(POLLIN), revents: 0),
                 pollfd(fd: signals.descriptor, events: Int16(POLLIN), revents: 0),
             ]
-            descriptors += server?.descriptors() ?? []
+            descriptors += server?.descriptors(now: now) ?? []
             let ready = poll(&descriptors, nfds_t(descriptors.count), timeout)
             if ready < 0 && errno != EINTR {
                 logger.error("poll failed: \(String(cString: strerror(errno)))")

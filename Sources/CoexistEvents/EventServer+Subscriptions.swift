@@ -255,6 +255,7 @@ extension EventServer {
     /// The nearest time `tick` has work (a wait's deadline, a heartbeat), for the poll timeout.
     public func nextDeadline(now: UInt64) -> UInt64 {
         var next = now + limits.heartbeatInterval
+        if acceptPausedUntil > now { next = min(next, acceptPausedUntil) }
         for wait in waits { next = min(next, wait.deadline) }
         if clients.values.contains(where: { $0.subscription?.live == false || $0.inputSince != nil }) {
             next = min(next, now + 50_000_000)

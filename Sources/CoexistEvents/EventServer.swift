@@ -9,7 +9,7 @@ public import Glibc
 
 /// The change-event server on the daemon's Unix socket (protocol in the README's "Event protocol").
 ///
-/// Driven by the daemon's poll loop on the daemon's thread: ``descriptors()`` to poll, ``handle(_:now:)``
+/// Driven by the daemon's poll loop on the daemon's thread: ``descriptors(now:)`` to poll, ``handle(_:now:)``
 /// for what is ready, ``publish(now:)`` after commits, ``tick(now:)`` for backlogs, waits, timeouts and
 /// heartbeats. Every write is non-blocking and every queue bounded: a slow or hostile client can only
 /// lose its own connection.
@@ -45,6 +45,9 @@ public final class EventServer {
     /// The last token whose events live subscribers have been given.
     public internal(set) var published: Int64
     var waits: [(client: Int32, token: Int64, deadline: UInt64)] = []
+    /// When accepting failed for want of descriptors: the listener is not polled before this.
+    var acceptPausedUntil: UInt64 = 0
+    var acceptWarnedAt: UInt64 = 0
 
     /// A server on `listener` for the bridge's database.
     public init(listener: UnixListener, engine: SyncEngine, limits: Limits, logger: Logger) throws {
@@ -60,9 +63,11 @@ public final class EventServer {
     /// Connected clients.
     public var clientCount: Int { clients.count }
 
-    /// What to poll: the listener and every client (for writing when it has queued output).
-    public func descriptors() -> [pollfd] {
-        var result = [pollfd(fd: listener.descriptor, events: Int16(POLLIN), revents: 0)]
+    /// What to poll: the listener (unless accepting is paused) and every client (for writing when it has
+    /// queued output).
+    public func descriptors(now: UInt64) -> [pollfd] {
+        let listening = now >= acceptPausedUntil
+        var result = [pollfd(fd: listening ? listener.descriptor : -1, events: Int16(POLLIN), revents: 0)]
         for client in clients.values {
             result.append(
                 pollfd(
@@ -94,7 +99,24 @@ public final class EventServer {
     }
 
     private func accept(now: UInt64) {
-        while let descriptor = listener.accept() {
+        while true {
+            let accepted: Int32?
+            do {
+                accepted = try listener.accept()
+            } catch {
+                // The connection stays in the backlog and the listener readable: poll it again only later,
+                // or this thread would spin.
+                acceptPausedUntil = now + 100_000_000
+                if now >= acceptWarnedAt + 10_000_000_000 {
+                    acceptWarnedAt = now
+                    logger.warning(
+                        "cannot accept connections (\(error)): \(clients.count) clients connected; "
+                            + "retrying every 100 ms (raise LimitNOFILE, or lower max-clients)"
+                    )
+                }
+                return
+            }
+            guard let descriptor = accepted else { return }
             let client = EventClient(descriptor: descriptor, now: now)
             guard clients.count < limits.maxClients else {
                 client.send(

@@ -197,6 +197,48 @@ struct EventFixture {
         #expect(command.status == 0)
     }
 
+    /// Out of descriptors: connections beyond the limit wait in the listen backlog while the daemon keeps
+    /// serving its clients without spinning on the ready listener, and are served once others leave.
+    @Test func runningOutOfDescriptorsIsSurvived() throws {
+        let directory = try TemporaryDirectory()
+        let shared = try SharedStore.create(in: directory)
+        let daemon = try DaemonProcess(
+            database: shared.legacy.path,
+            directory: directory,
+            options: ["--log-level", "warning"],
+            openFilesLimit: 40
+        )
+        let first = try SocketClient(path: daemon.socket)
+        #expect(try first.request(#"{"op":"ping"}"#)["type"] as? String == "pong")
+        var crowd: [SocketClient] = []
+        for _ in 0..<60 { crowd.append(try SocketClient(path: daemon.socket, timeout: 2)) }
+        usleep(300_000)
+        let pid = daemon.process.processIdentifier
+        let before = Self.cpuTicks(pid)
+        sleep(1)
+        let used = Self.cpuTicks(pid) - before
+        #expect(used < 30, "coexistd used \(used) of 100 CPU ticks in a second while out of descriptors")
+        #expect(try first.request(#"{"op":"ping"}"#)["type"] as? String == "pong")
+        crowd.removeAll()
+        let late = try SocketClient(path: daemon.socket)
+        #expect(try late.request(#"{"op":"ping"}"#)["type"] as? String == "pong")
+        #expect(daemon.stop() == 0)
+        let log = String(decoding: daemon.stderr.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        if !FileManager.default.fileExists(atPath: "/run/systemd/journal/socket") {
+            #expect(log.contains("cannot accept connections"), "\(log)")
+            #expect(log.contains("open-files limit (40)"), "\(log)")
+        }
+    }
+
+    /// utime + stime of `pid`, in clock ticks.
+    static func cpuTicks(_ pid: Int32) -> Int {
+        guard let text = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+            let end = text.lastIndex(of: ")")
+        else { return 0 }
+        let fields = text[text.index(after: end)...].split(separator: " ")
+        return (Int(fields[11]) ?? 0) + (Int(fields[12]) ?? 0)
+    }
+
     /// Garbage of every kind, oversized lines and 1,000 connect/disconnect cycles leave the daemon and the
     /// other subscribers unaffected.
     @Test func hostileClientsDoNotHurtOthers() throws {

@@ -81,15 +81,24 @@ public final class DaemonProcess {
     public let stderr = Pipe()
 
     /// Starts coexistd on `database` with a socket in `directory` and extra options.
+    /// With `openFilesLimit`, it runs under that `RLIMIT_NOFILE` (soft and hard, set by `sh`'s `ulimit`).
     public init(
         database: String,
         directory: TemporaryDirectory,
         options: [String] = [],
-        environment: [String: String] = [:]
+        environment: [String: String] = [:],
+        openFilesLimit: Int? = nil
     ) throws {
         socket = directory.file("c.sock")
-        process.executableURL = URL(fileURLWithPath: ProductProcess.productsDirectory + "/coexistd")
-        process.arguments = ["--database", database, "--socket", socket, "--poll-interval", "200ms"] + options
+        let program = ProductProcess.productsDirectory + "/coexistd"
+        let arguments = ["--database", database, "--socket", socket, "--poll-interval", "200ms"] + options
+        if let openFilesLimit {
+            process.executableURL = URL(fileURLWithPath: "/bin/sh")
+            process.arguments = ["-c", "ulimit -n \(openFilesLimit) && exec \"$0\" \"$@\"", program] + arguments
+        } else {
+            process.executableURL = URL(fileURLWithPath: program)
+            process.arguments = arguments
+        }
         var env = ProcessInfo.processInfo.environment
         for (key, value) in environment { env[key] = value }
         process.environment = env

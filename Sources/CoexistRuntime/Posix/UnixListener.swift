@@ -76,10 +76,19 @@ public final class UnixListener {
         if let ownedPath { unlink(ownedPath) }
     }
 
-    /// Accepts one pending connection (non-blocking); nil when none is waiting.
-    public func accept() -> Int32? {
-        let client = coexist_accept(descriptor)
-        return client >= 0 ? client : nil
+    /// Accepts one pending connection (non-blocking); nil when none is waiting (or the one waiting went
+    /// away). Throws when the process cannot take it: out of descriptors (`EMFILE`, `ENFILE`) or memory;
+    /// the connection then stays pending, so the caller should stop polling the listener for a while.
+    public func accept() throws(SystemError) -> Int32? {
+        while true {
+            let client = coexist_accept(descriptor)
+            if client >= 0 { return client }
+            switch errno {
+            case EINTR: continue
+            case EAGAIN, EWOULDBLOCK, ECONNABORTED, EPROTO: return nil
+            default: throw SystemError(call: "accept4", code: errno)
+            }
+        }
     }
 
     static func address(_ path: String) -> sockaddr_un {
