@@ -16,6 +16,8 @@ final class EventClient {
         var types: Set<ChangeType>?
         var values: Bool
         var mirrors: Bool
+        /// The server's number for these filters, shared by subscriptions with the same ones (-1: none).
+        var filter: Int
         /// The last token whose events are queued (or were filtered out).
         var position: Int64
         /// Whether the backlog is done and events arrive as they are published.
@@ -91,7 +93,7 @@ final class EventClient {
     func enqueue(_ line: WireLine) {
         guard line.count > 0 else { return }  // nothing to write: it would never leave the queue
         output.append(line)
-        if line.token != nil { queuedEvents += 1 }
+        queuedEvents += line.events
     }
 
     /// Writes queued messages, up to 64 per `writev`, until the socket would block.
@@ -138,7 +140,7 @@ final class EventClient {
             left -= remaining
             if let token = line.token {
                 delivered = max(delivered, token)
-                queuedEvents -= 1
+                queuedEvents -= line.events
             }
             outputHead += 1
             outputOffset = 0
@@ -156,7 +158,7 @@ final class EventClient {
         }
         output = kept
         outputHead = 0
-        queuedEvents = kept.filter { $0.token != nil }.count
+        queuedEvents = kept.reduce(0) { $0 + $1.events }
     }
 
     func recordError(limit: Int) {

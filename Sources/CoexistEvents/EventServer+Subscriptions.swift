@@ -66,14 +66,27 @@ extension EventServer {
                 names.flatMap { name in model.entity(named: name).map { model.hierarchy(from: $0).map(\.name) } ?? [] }
             )
         }
-        client.subscription = EventClient.Subscription(
-            name: request.name,
+        let spec = FilterSpec(
             entities: entities,
             sides: sides,
             authors: request.authors.map(Set.init),
             types: types,
+            mirrors: request.mirrors ?? false
+        )
+        var filter = filterNumbers[spec] ?? -1
+        if filter < 0 && filterNumbers.count < Self.maximumFilters {
+            filter = filterNumbers.count
+            filterNumbers[spec] = filter
+        }
+        client.subscription = EventClient.Subscription(
+            name: request.name,
+            entities: spec.entities,
+            sides: spec.sides,
+            authors: spec.authors,
+            types: spec.types,
             values: request.values ?? false,
-            mirrors: request.mirrors ?? false,
+            mirrors: spec.mirrors,
+            filter: filter,
             position: position,
             live: false
         )
@@ -117,6 +130,20 @@ extension EventServer {
             }
             client.enqueue(subscription.values ? (event.withValues ?? event.plain) : event.plain)
         }
+        return true
+    }
+
+    /// Queues a transaction's events joined in one message (every one passes the subscription's filters),
+    /// or tells the subscriber it lagged. Returns false after a lag.
+    func deliver(_ batch: WireLine, to client: EventClient) -> Bool {
+        defer { client.flush() }
+        if client.queuedEvents + batch.events > limits.queueLimit { client.flush() }
+        // A transaction larger than the whole limit still goes to a subscriber that has nothing queued.
+        guard client.queuedEvents + batch.events <= limits.queueLimit || client.queuedEvents == 0 else {
+            lag(client)
+            return false
+        }
+        client.enqueue(batch)
         return true
     }
 
@@ -194,8 +221,24 @@ extension EventServer {
                     $0.subscription?.live == true && ($0.subscription?.position ?? .max) < transaction.token
                 }
                 let events = receivers.isEmpty ? [] : try source.events(transaction, values: wantsValues)
-                for client in receivers where client.subscription?.live == true {
-                    if deliver(events, to: client) { client.subscription?.position = transaction.token }
+                var batch: WireLine?
+                var passes: [Int: Bool] = [:]  // by filter: does every event of the transaction pass it?
+                for client in receivers {
+                    guard let subscription = client.subscription, subscription.live else { continue }
+                    var whole = false
+                    if events.count > 1 && !subscription.values && subscription.filter >= 0 {
+                        whole = passes[subscription.filter] ?? events.allSatisfy { matches($0, subscription) }
+                        passes[subscription.filter] = whole
+                    }
+                    let delivered: Bool
+                    if whole {
+                        let joined = batch ?? WireLine(joining: events.map(\.plain), token: transaction.token)
+                        batch = joined
+                        delivered = deliver(joined, to: client)
+                    } else {
+                        delivered = deliver(events, to: client)
+                    }
+                    if delivered { client.subscription?.position = transaction.token }
                 }
                 published = transaction.token
             }

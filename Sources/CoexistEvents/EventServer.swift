@@ -45,6 +45,10 @@ public final class EventServer {
     /// The last token whose events live subscribers have been given.
     public internal(set) var published: Int64
     var waits: [(client: Int32, token: Int64, deadline: UInt64)] = []
+    /// Filter sets by number (``EventClient/Subscription/filter``), so that whether a transaction passes a
+    /// filter is decided once per filter, not per subscriber. Bounded: past the bound, subscriptions get none.
+    var filterNumbers: [FilterSpec: Int] = [:]
+    static let maximumFilters = 10_000
     /// When accepting failed for want of descriptors: the listener is not polled before this.
     var acceptPausedUntil: UInt64 = 0
     var acceptWarnedAt: UInt64 = 0
@@ -220,4 +224,13 @@ public final class EventServer {
             ] + statusFields()
         )
     }
+}
+
+/// The filters of a subscription, as a key.
+struct FilterSpec: Hashable {
+    var entities: Set<String>?
+    var sides: Set<Side>?
+    var authors: Set<String>?
+    var types: Set<ChangeType>?
+    var mirrors: Bool
 }

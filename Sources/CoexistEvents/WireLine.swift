@@ -2,26 +2,45 @@
 import Glibc
 #endif
 
-/// One encoded wire line (newline included) in memory that never moves, shared by every client it is
-/// queued for: an event is encoded and copied once, however many subscribers receive it, and client queues
-/// hand its bytes straight to `writev`.
+/// One or more encoded wire lines (newlines included) in memory that never moves, shared by every client they
+/// are queued for: an event is encoded and copied once, however many subscribers receive it, and client
+/// queues hand its bytes straight to `writev`. A transaction's events are also joined into one batch, so that
+/// a subscriber taking all of them costs one queue entry and one `iovec`, not one per event.
 public final class WireLine: @unchecked Sendable {
     /// The bytes; immutable after creation.
     let bytes: UnsafeMutableRawBufferPointer
-    /// The token of the event it carries; nil for other messages.
+    /// The number of bytes.
+    let count: Int
+    /// The token of the events it carries; nil for other messages.
     let token: Int64?
+    /// How many events it carries (0 for other messages).
+    let events: Int
 
-    /// A line holding a copy of `source`.
+    /// A line holding a copy of `source`: one event when `token` is given, else another message.
     init(_ source: [UInt8], token: Int64? = nil) {
         let storage = UnsafeMutableRawBufferPointer.allocate(byteCount: max(1, source.count), alignment: 1)
         source.withUnsafeBytes { storage.copyMemory(from: $0) }
         bytes = storage
         count = source.count
         self.token = token
+        events = token == nil ? 0 : 1
     }
 
-    /// The number of bytes.
-    let count: Int
+    /// The events of one transaction (`token`), joined in order.
+    init(joining lines: [WireLine], token: Int64) {
+        let total = lines.reduce(0) { $0 + $1.count }
+        let storage = UnsafeMutableRawBufferPointer.allocate(byteCount: max(1, total), alignment: 1)
+        var offset = 0
+        for line in lines {
+            UnsafeMutableRawBufferPointer(rebasing: storage[offset..<offset + line.count])
+                .copyMemory(from: UnsafeRawBufferPointer(rebasing: line.bytes[0..<line.count]))
+            offset += line.count
+        }
+        bytes = storage
+        count = total
+        self.token = token
+        events = lines.reduce(0) { $0 + $1.events }
+    }
 
     deinit { bytes.deallocate() }
 

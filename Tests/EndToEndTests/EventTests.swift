@@ -147,6 +147,57 @@ struct EventFixture {
         #expect(after.first == tokens.first { $0 > resumeFrom })
     }
 
+    /// Transactions of several changes: a subscriber that takes them all (sent joined, one message per
+    /// transaction) and one whose filter takes only some get exactly their events, in order, each with its
+    /// place in the transaction; a third with the same filter as the first gets the same lines.
+    @Test func multiChangeTransactionsReachEachFilterExactly() throws {
+        let fixture = try EventFixture()
+        var clients: [SocketClient] = []
+        for request in [
+            #"{"op":"subscribe","since":"now"}"#, #"{"op":"subscribe","since":"now","entities":["Task"]}"#,
+            #"{"op":"subscribe","since":"now"}"#,
+        ] {
+            let client = try fixture.client()
+            #expect(try client.request(request)["type"] as? String == "subscribed")
+            #expect(client.readLine()?.contains("end_of_backlog") == true)
+            clients.append(client)
+        }
+        var expectedAll: [String] = []
+        var expectedTasks: [String] = []
+        for round in 0..<5 {
+            let result = try fixture.shared.legacy.save(SaveMetadata(author: "old-app")) { save in
+                _ = try save.insert("Category", ["id": DemoStore.uuid(UInt8(round + 1)), "name": .string("c\(round)")])
+                for index in 0..<3 {
+                    _ = try save.insert(
+                        "Task",
+                        [
+                            "id": .uuid((0..<16).map { _ in UInt8.random(in: 0...255) }),
+                            "title": .string("t\(round).\(index)"), "createdAt": .date(0),
+                        ]
+                    )
+                }
+            }
+            let token = try #require(result.token)
+            expectedAll += (0..<4).map { "\(token)/\($0)/4" }
+            expectedTasks += (1..<4).map { "\(token)/\($0)/4" }
+        }
+        func readEvents(_ client: SocketClient, _ count: Int) throws -> [String] {
+            var seen: [String] = []
+            let messages = try fixture.collect(client) { message in
+                if message["type"] as? String == "event" {
+                    let token = message["token"] as? Int ?? 0
+                    seen.append("\(token)/\(message["index"] as? Int ?? -1)/\(message["count"] as? Int ?? -1)")
+                }
+                return seen.count == count
+            }
+            #expect(!messages.isEmpty)
+            return seen
+        }
+        #expect(try readEvents(clients[0], 20) == expectedAll)
+        #expect(try readEvents(clients[1], 15) == expectedTasks)
+        #expect(try readEvents(clients[2], 20) == expectedAll)
+    }
+
     /// Pruning keeps what a durable consumer has not acknowledged; a pruned token gets token_expired.
     @Test func pruningRespectsDurableConsumers() throws {
         let fixture = try EventFixture()
