@@ -269,12 +269,14 @@ struct EventFixture {
         sleep(1)
         let used = Self.cpuTicks(pid) - before
         #expect(used < 30, "coexistd used \(used) of 100 CPU ticks in a second while out of descriptors")
+        #expect(daemon.process.isRunning)
         #expect(try first.request(#"{"op":"ping"}"#)["type"] as? String == "pong")
         crowd.removeAll()
         let late = try SocketClient(path: daemon.socket)
         #expect(try late.request(#"{"op":"ping"}"#)["type"] as? String == "pong")
-        #expect(daemon.stop() == 0)
+        let status = daemon.stop()
         let log = String(decoding: daemon.stderr.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(status == 0, "\(log)")
         if !FileManager.default.fileExists(atPath: "/run/systemd/journal/socket") {
             #expect(log.contains("cannot accept connections"), "\(log)")
             #expect(log.contains("open-files limit (40)"), "\(log)")
@@ -305,7 +307,9 @@ struct EventFixture {
         let utf8 = try fixture.client()
         utf8.send("{\"op\":\"ping\"}\u{FFFD}")
         var bytes: [UInt8] = [0x7B, 0xFF, 0xFE, 0x7D, 0x0A]
-        _ = bytes.withUnsafeMutableBytes { raw in write(utf8.rawDescriptor, raw.baseAddress, raw.count) }
+        _ = bytes.withUnsafeMutableBytes { raw in
+            send(utf8.rawDescriptor, raw.baseAddress, raw.count, Int32(MSG_NOSIGNAL))
+        }
         #expect(utf8.readLine()?.contains("invalid_utf8") == true)
         let big = try fixture.client()
         big.send(String(repeating: "a", count: 5_000))

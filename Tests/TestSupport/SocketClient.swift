@@ -41,10 +41,11 @@ public final class SocketClient: @unchecked Sendable {
     /// The socket descriptor, for tests that write raw bytes.
     public var rawDescriptor: Int32 { descriptor }
 
-    /// Sends raw bytes.
+    /// Sends raw bytes. A peer that has gone away makes this a no-op (`MSG_NOSIGNAL`: no SIGPIPE, which
+    /// would end the whole test process), and the next read then returns nil.
     public func send(_ text: String) {
         var bytes = Array(text.utf8)
-        _ = bytes.withUnsafeMutableBytes { write(descriptor, $0.baseAddress, $0.count) }
+        _ = bytes.withUnsafeMutableBytes { Glibc.send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
     }
 
     /// Reads one line (without the newline), nil at end of stream or timeout.
