@@ -36,4 +36,10 @@ static inline int coexist_name_thread(const char *name) {
     return prctl(PR_SET_NAME, name, 0, 0, 0);
 }
 
+/// Sets the calling thread's timer slack (threads it starts inherit it): how late the kernel may fire its
+/// sleeps and poll timeouts to batch wake-ups (default 50 µs).
+static inline int coexist_set_timer_slack(unsigned long nanoseconds) {
+    return prctl(PR_SET_TIMERSLACK, nanoseconds, 0, 0, 0);
+}
+
 #endif

@@ -236,8 +236,8 @@ final class BridgeWorker: @unchecked Sendable {
         do {
             var version = try connection.dataVersion()
             var retries = 0
-            while waitForCommit && version == last && retries < 4 {
-                usleep(50)
+            while waitForCommit && version == last && retries < 10 {
+                usleep(20)
                 version = try connection.dataVersion()
                 retries += 1
             }

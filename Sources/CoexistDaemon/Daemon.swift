@@ -83,6 +83,7 @@ public final class Daemon {
 
     /// Serves until SIGTERM or SIGINT; returns the exit code.
     public func run(signals: SignalReceiver) -> ExitCode {
+        TimerSlack.set(nanoseconds: 1_000)
         // Every client holds a descriptor; the database, WAL, watchers and wake-ups need a few dozen more.
         if let limit = OpenFilesLimit.raise(), limit < UInt64(configuration.limits.maxClients + 64) {
             logger.warning(

@@ -48,3 +48,11 @@ public final class WorkerThread: Sendable {
         pthread_join(thread, nil)
     }
 }
+
+/// The calling thread's timer slack.
+public enum TimerSlack {
+    /// Sets it to `nanoseconds` for this thread and the threads it starts afterwards.
+    public static func set(nanoseconds: UInt) {
+        _ = coexist_set_timer_slack(nanoseconds)
+    }
+}
