@@ -72,10 +72,15 @@ let package = Package(
         ),
         .target(name: "CoexistRuntime", dependencies: ["CSystemd"], swiftSettings: strict),
         .target(
+            name: "CoexistReporting",
+            dependencies: ["CoexistBridge", "CoexistLegacyStore", "CoexistStore", "CoexistModel", "CoexistSQLite", "CoexistRuntime"],
+            swiftSettings: strict
+        ),
+        .target(
             name: "CoexistDaemon",
             dependencies: [
                 "CoexistEvents", "CoexistBridge", "CoexistRuntime", "CoexistStore", "CoexistLegacyStore", "CoexistHistory", "CoexistModel",
-                "CoexistSQLite",
+                "CoexistSQLite", "CoexistReporting",
             ],
             swiftSettings: strict
         ),
@@ -83,14 +88,14 @@ let package = Package(
         // Thin executables.
         .executableTarget(
             name: "coexistd",
-            dependencies: ["CoexistDaemon", "CoexistRuntime"],
+            dependencies: ["CoexistDaemon", "CoexistReporting", "CoexistRuntime"],
             swiftSettings: strict
         ),
         .executableTarget(
             name: "coexistctl",
             dependencies: [
                 "CoexistLegacyStore", "CoexistStore", "CoexistHistory", "CoexistModel", "CoexistRuntime", "CoexistBridge",
-                "CoexistDaemon", "CoexistEvents", "CoexistSQLite",
+                "CoexistDaemon", "CoexistEvents", "CoexistReporting", "CoexistSQLite",
             ],
             swiftSettings: strict
         ),

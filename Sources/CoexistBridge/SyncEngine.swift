@@ -138,8 +138,9 @@ public final class SyncEngine {
                     result.mirrored += 1
                 }
             } catch {
-                // Busy, I/O error, disk full: nothing advances; the caller retries the whole pass.
-                if Self.isTransient(error) { throw error }
+                // Busy, I/O error, disk full: nothing advances; the caller retries the whole pass. A damaged
+                // file is never a reason to park a transaction: the caller stops.
+                if Self.isTransient(error) || Self.isCorruption(error) { throw error }
                 try connection.run(
                     "INSERT OR REPLACE INTO coexist_parked (token, side, error, parked_at) VALUES (?, ?, ?, ?)",
                     [
@@ -220,6 +221,17 @@ public final class SyncEngine {
             }
         guard let sqlite else { return false }
         return sqlite.isBusy || [10, 13, 14].contains(sqlite.primaryCode)  // IOERR, FULL, CANTOPEN
+    }
+
+    /// Whether an error says the database file is damaged (`SQLITE_CORRUPT`, `SQLITE_NOTADB`): nothing may be
+    /// mirrored from or into it, and retrying cannot help.
+    public static func isCorruption(_ error: any Error) -> Bool {
+        switch error {
+        case let error as SQLiteError: return error.primaryCode == 11 || error.primaryCode == 26
+        case LegacyStoreError.sqlite(let error), StoreError.sqlite(let error): return isCorruption(error)
+        case LegacyStoreError.file(.notSQLite), LegacyStoreError.file(.truncated): return true
+        default: return false
+        }
     }
 
     func setCursor(_ token: Int64) throws {

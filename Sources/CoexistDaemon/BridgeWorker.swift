@@ -37,10 +37,13 @@ final class BridgeWorker: @unchecked Sendable {
         var changed = true
         /// When the worker last went round its loop (for the watchdog).
         var heartbeat = Monotonic.now()
-        /// Why the worker could not start or stopped; the daemon exits with it.
-        var failure: String?
+        /// Why the worker could not start or stopped (an error ``ErrorReport`` maps to the exit code); the
+        /// daemon exits with it.
+        var failure: (any Error)?
         var pendingSettings: Settings?
         var stop = false
+        /// The thread has opened its connection and its watcher.
+        var started = false
     }
 
     let shared = Mutex(Shared())
@@ -51,6 +54,8 @@ final class BridgeWorker: @unchecked Sendable {
     private let wake: WakeSignal
     private var thread: WorkerThread?
     private let database: String
+    /// The file the daemon opened, checked on every round of the loop.
+    private let identity: DatabaseFileIdentity
     private let options: OpenOptions
     private let openEngine: @Sendable (Connection) throws -> SyncEngine
     private let logger: Logger
@@ -58,12 +63,14 @@ final class BridgeWorker: @unchecked Sendable {
 
     init(
         database: String,
+        identity: DatabaseFileIdentity,
         options: OpenOptions,
         settings: Settings,
         logger: Logger,
         openEngine: @escaping @Sendable (Connection) throws -> SyncEngine
     ) throws {
         self.database = database
+        self.identity = identity
         self.options = options
         self.settings = settings
         self.logger = logger
@@ -72,9 +79,22 @@ final class BridgeWorker: @unchecked Sendable {
         wake = try WakeSignal()
     }
 
-    /// Starts the thread.
+    /// Starts the thread, and returns once it has opened its connection and its watcher (or throws why it
+    /// could not): the daemon says it is ready only then, and the clients it then accepts cannot take the
+    /// descriptors the thread needs.
     func start() throws {
         thread = try WorkerThread(name: "coexist-bridge") { [self] in run() }
+        while true {
+            var descriptor = pollfd(fd: events.descriptor, events: Int16(POLLIN), revents: 0)
+            _ = poll(&descriptor, 1, 100)
+            let (started, failure) = shared.withLock { ($0.started, $0.failure) }
+            if let failure {
+                thread?.join()
+                thread = nil
+                throw failure
+            }
+            if started { return }
+        }
     }
 
     /// Asks the thread to stop after its current pass, and waits for it.
@@ -105,15 +125,23 @@ final class BridgeWorker: @unchecked Sendable {
             let base = database.split(separator: "/").last.map(String.init) ?? database
             watcher = try DirectoryWatcher(directory: Daemon.directory(of: database), names: [base, base + "-wal"])
         } catch {
-            shared.withLock { $0.failure = "the bridge thread could not open \(database): \(error)" }
-            events.signal()
+            fail(error)
             return
         }
         engine.configuration = settings.bridge
         engine.report = { [logger] message in logger.warning(message) }
+        shared.withLock { $0.started = true }
+        events.signal()
         var state = LoopState()
         while true {
             let now = Monotonic.now()
+            do {
+                try identity.check()
+                try checkHeader(now, &state)
+            } catch {
+                fail(error)
+                return
+            }
             if now >= state.nextPrune {
                 do {
                     try Self.pruneHistory(connection: connection, engine: engine, settings: settings, logger: logger)
@@ -122,11 +150,15 @@ final class BridgeWorker: @unchecked Sendable {
                 }
                 state.nextPrune = now + 60_000_000_000
             }
-            if connection.walFrames > 0 && !state.busy && now >= state.lastPass + Self.quietBeforeCheckpoint {
-                checkpoint(connection)
+            let checkpointDue = max(state.lastPass + Self.quietBeforeCheckpoint, state.nextCheckpoint)
+            if connection.walFrames > 0 && !state.busy && now >= checkpointDue {
+                checkpoint(connection, &state)
+                if state.failure != nil { return }
             }
-            var deadline = min(state.nextCheck, state.nextPrune)
-            if connection.walFrames > 0 { deadline = min(deadline, state.lastPass + Self.quietBeforeCheckpoint) }
+            var deadline = min(min(state.nextCheck, state.nextPrune), state.nextHeaderCheck)
+            if connection.walFrames > 0 {
+                deadline = min(deadline, max(state.lastPass + Self.quietBeforeCheckpoint, state.nextCheckpoint))
+            }
             // Rounded up: waking before the deadline would spin through zero-timeout polls until it passes.
             let timeout =
                 state.busy ? 0 : Int32(clamping: ((deadline > now ? deadline - now : 0) + 999_999) / 1_000_000)
@@ -160,9 +192,13 @@ final class BridgeWorker: @unchecked Sendable {
             }
             if state.busy || state.backoff > 0 || moved {
                 state.busy = mirror(engine, &state)
+                if state.failure != nil { return }
                 state.dataVersion = version
                 state.lastPass = Monotonic.now()
-                if connection.walFrames >= 4_000 { checkpoint(connection) }
+                if connection.walFrames >= 4_000 && state.lastPass >= state.nextCheckpoint {
+                    checkpoint(connection, &state)
+                    if state.failure != nil { return }
+                }
             }
             state.nextCheck = Monotonic.now() + (state.backoff > 0 ? state.backoff : settings.pollInterval)
         }
@@ -176,6 +212,44 @@ final class BridgeWorker: @unchecked Sendable {
         var nextPrune = Monotonic.now()
         var lastPass = Monotonic.now()
         var lastError: String?
+        /// After a failed checkpoint, the next is not tried before this (1 s doubling to 60 s).
+        var nextCheckpoint: UInt64 = 0
+        var checkpointBackoff: UInt64 = 0
+        var checkpointWarning = RepeatingWarning()
+        /// Set when the thread must stop: the daemon exits with it.
+        var failure: (any Error)?
+        /// When the file's header is checked next, and since when it has looked damaged.
+        var nextHeaderCheck: UInt64 = 0
+        var damagedSince: UInt64?
+    }
+
+    /// Reads the database file's header about once a second: a file truncated or overwritten under the
+    /// daemon is noticed even when nothing is read from the missing pages. A checkpoint by another process
+    /// can make the header briefly describe pages not yet written, so only a problem that lasts a second
+    /// is reported (``DatabaseFileHeader/Problem``: the daemon exits 65).
+    private func checkHeader(_ now: UInt64, _ state: inout LoopState) throws {
+        guard now >= state.nextHeaderCheck else { return }
+        do {
+            _ = try identity.header()
+            state.damagedSince = nil
+            state.nextHeaderCheck = now + 1_000_000_000
+        } catch {
+            let since = state.damagedSince ?? now
+            state.damagedSince = since
+            if now >= since + 1_000_000_000 { throw error }
+            state.nextHeaderCheck = now + 200_000_000
+        }
+    }
+
+    /// Stops the thread for good: the daemon logs `error` once, says it in `STATUS=` and exits with the code
+    /// ``ErrorReport`` gives it (systemd then restarts the service on the file now at the path).
+    private func fail(_ error: any Error) {
+        shared.withLock { shared in
+            shared.failure = error
+            shared.lastError = "\(error)"
+            shared.changed = true
+        }
+        events.signal()
     }
 
     /// One bridge pass; returns whether more is pending. Failures back off (50 ms doubling to 5 s).
@@ -203,6 +277,11 @@ final class BridgeWorker: @unchecked Sendable {
             }
             return result.handled > 0
         } catch {
+            if SyncEngine.isCorruption(error) {
+                state.failure = error
+                fail(error)
+                return false
+            }
             state.backoff = min(max(state.backoff * 2, 50_000_000), 5_000_000_000)
             let text = "\(error)"
             if text != state.lastError {
@@ -222,11 +301,26 @@ final class BridgeWorker: @unchecked Sendable {
     /// and not after every pass of a steady trickle (each checkpoint ends in an `fsync`).
     static let quietBeforeCheckpoint: UInt64 = 250_000_000
 
-    private func checkpoint(_ connection: Connection) {
+    private func checkpoint(_ connection: Connection, _ state: inout LoopState) {
         do {
             try connection.checkpoint()
+            state.checkpointBackoff = 0
+            state.nextCheckpoint = 0
+            state.checkpointWarning.recovered("checkpoints succeed again", logger: logger)
         } catch {
-            logger.warning("checkpoint failed: \(error)")
+            if SyncEngine.isCorruption(error) {
+                state.failure = error
+                fail(error)
+                return
+            }
+            let now = Monotonic.now()
+            state.checkpointBackoff = min(max(state.checkpointBackoff * 2, 1_000_000_000), 60_000_000_000)
+            state.nextCheckpoint = now + state.checkpointBackoff
+            state.checkpointWarning.occurred(
+                "checkpoint failed, retrying in \(state.checkpointBackoff / 1_000_000_000) s: \(error)",
+                logger: logger,
+                now: now
+            )
         }
     }
 

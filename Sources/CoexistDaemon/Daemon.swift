@@ -1,7 +1,9 @@
 public import CoexistBridge
 import CoexistEvents
 import CoexistHistory
-import CoexistModel
+import CoexistLegacyStore
+public import CoexistModel
+import CoexistReporting
 public import CoexistRuntime
 import CoexistSQLite
 import FoundationEssentials
@@ -25,6 +27,8 @@ public final class Daemon {
     let logger: Logger
     let notifier = ServiceNotifier()
     var engine: SyncEngine?
+    /// The file served, watched by the bridge thread; kept for the process's life.
+    var identity: DatabaseFileIdentity?
     var connection: Connection?
     var server: EventServer?
     var worker: BridgeWorker?
@@ -32,6 +36,9 @@ public final class Daemon {
     var publishedVersion: Int64 = -1
     var statusAt = Monotonic.now()
     var rate = 0.0
+    var publishWarning = RepeatingWarning()
+    /// Set when publishing found the file damaged: the daemon stops.
+    var publishFailure: (any Error)?
 
     /// A daemon for `configuration`, reloadable from `configFile` and `commandLine` on SIGHUP.
     public init(configuration: DaemonConfiguration, configFile: String?, commandLine: [ConfigEntry], logger: Logger) {
@@ -42,12 +49,18 @@ public final class Daemon {
     }
 
     /// Opens the database and the bridge, and runs the initial sync when the bridge never ran.
+    ///
+    /// The file is first checked through a read-only connection (an SQLite file, with Core Data's tables, a
+    /// model that resolves, overrides that fit it): refusing a file leaves it untouched, never switched to
+    /// WAL or grown from empty into a database.
     public func open() throws {
+        let model = try Self.check(configuration)
+        // Before any connection: the one descriptor of the file this process keeps (see its type).
+        identity = try DatabaseFileIdentity(path: configuration.database)
         let connection = try Connection(
             path: configuration.database,
             options: configuration.openOptions
         )
-        let model = try configuration.model.map { try XCDataModelReader.read(path: $0) }
         let engine = try SyncEngine(
             connection: connection,
             model: model,
@@ -63,6 +76,26 @@ public final class Daemon {
             notifier.status(text)
             logger.debug(text)
         }
+    }
+
+    /// Checks, without writing anything, that `configuration`'s database is a Core Data store coexistd can
+    /// serve: a readable SQLite file with Core Data's tables, writable by this process, a configured model
+    /// that parses, and entity overrides that name the model's entities and properties. Returns the
+    /// configured model (nil: the store's own).
+    public static func check(_ configuration: DaemonConfiguration) throws -> Model? {
+        let directory = directory(of: configuration.database)
+        for path in [configuration.database, directory] where access(path, W_OK) != 0 {
+            throw SystemError(
+                call: "access",
+                code: errno,
+                subject: path,
+                detail: "coexistd (uid \(getuid())) cannot write it: \(String(cString: strerror(errno)))"
+            )
+        }
+        let probe = try LegacyStore(path: configuration.database, options: .readOnly)
+        let model = try configuration.model.map { try XCDataModelReader.read(path: $0) }
+        if let resolved = model ?? probe.model { try configuration.validateOverrides(against: resolved) }
+        return model
     }
 
     /// Mirrors everything pending and returns (`coexistd --once`).
@@ -113,15 +146,10 @@ public final class Daemon {
             self.server = server
             let worker = try startWorker()
             self.worker = worker
-        } catch let error as ConfigError {
-            logger.error(error.description)
-            return .configuration
-        } catch let error as SystemError {
-            logger.error("\(error)")
-            return .configuration
         } catch {
-            logger.error("\(error)")
-            return error is BridgeError ? .configuration : .dataError
+            let report = ErrorReport(error)
+            logger.error(report.message)
+            return report.exitCode
         }
         guard let worker else { return .software }
         defer { worker.stop() }
@@ -178,9 +206,11 @@ public final class Daemon {
                     worker.events.drain()
                     due = true
                     if let failure = worker.shared.withLock({ $0.failure }) {
-                        logger.error(failure)
+                        let report = ErrorReport(failure)
+                        logger.error(report.message)
+                        notifier.status("failed: \(report.message)")
                         shutdown()
-                        return .dataError
+                        return report.exitCode
                     }
                 case signals.descriptor:
                     for signal in signals.drain() {
@@ -202,6 +232,13 @@ public final class Daemon {
                 let published = publishIfChanged(
                     waitForCommit: fileEvent && !worker.inPass.load(ordering: .acquiring)
                 )
+                if let failure = publishFailure {
+                    let report = ErrorReport(failure)
+                    logger.error(report.message)
+                    notifier.status("failed: \(report.message)")
+                    shutdown()
+                    return report.exitCode
+                }
                 // The bridge thread watches the file and polls; this thread's own check is a slow backstop,
                 // at the poll interval only to retry a failed publish.
                 nextCheck =
@@ -218,8 +255,10 @@ public final class Daemon {
         let model = try configuration.model.map { try XCDataModelReader.read(path: $0) }
         let overrides = configuration.overrides
         let bridge = configuration.bridge
+        guard let identity else { throw BridgeError.unmirrorable("the database was not opened") }
         let worker = try BridgeWorker(
             database: database,
+            identity: identity,
             options: configuration.openOptions,
             settings: settings,
             logger: logger
@@ -255,9 +294,11 @@ public final class Daemon {
         do {
             try server?.publish(now: Monotonic.now())
             publishedVersion = version
+            publishWarning.recovered("publishing events works again", logger: logger)
             return true
         } catch {
-            logger.warning("publishing events failed: \(error)")
+            if SyncEngine.isCorruption(error) { publishFailure = error }
+            publishWarning.occurred("publishing events failed: \(error)", logger: logger, now: Monotonic.now())
             return false
         }
     }

@@ -52,8 +52,12 @@ public struct DaemonCommandLine: Sendable {
                     index += 1
                 }
                 if name == "config" {
+                    guard configFile == nil else { throw ArgumentParser.UsageError("--config is given twice") }
                     configFile = value
                 } else {
+                    guard !entries.contains(where: { $0.key == name }) else {
+                        throw ArgumentParser.UsageError("--\(name) is given twice")
+                    }
                     entries.append(ConfigEntry(key: name, value: value ?? "", file: "command line", line: nil))
                 }
             default:

@@ -1,5 +1,6 @@
 public import CoexistBridge
 public import CoexistEvents
+public import CoexistModel
 public import CoexistRuntime
 public import CoexistSQLite
 public import CoexistStore
@@ -39,16 +40,22 @@ public struct DaemonConfiguration: Sendable {
     /// Event server limits and access control.
     public var limits = EventServer.Limits()
     /// A durable consumer not heard from for longer than this (nanoseconds) no longer holds history back
-    /// from pruning (logged); 0: never.
-    public var consumerExpiry: UInt64 = 0
+    /// from pruning (logged) nor counts against `max-consumers`; 0: never. Default 7 days.
+    public var consumerExpiry: UInt64 {
+        get { limits.consumerExpiry }
+        set { limits.consumerExpiry = newValue }
+    }
     /// Where each key was set, for messages (`file:line` or `command line: --key`).
     public var locations: [String: String] = [:]
+    /// Where each entity override was set, by entity name and key (`[entity Task]` `column.title`).
+    public var overrideLocations: [String: [String: String]] = [:]
 
     /// Keys a SIGHUP can change without a restart.
     public static let reloadableKeys: Set<String> = [
         "conflict-policy", "batch-size", "initial-sync-chunk", "history-retention", "poll-interval", "log-level",
         "allow-uids", "allow-gids", "max-clients", "max-line-length", "request-timeout", "queue-limit",
-        "heartbeat-interval", "consumer-expiry",
+        "queue-bytes", "total-queue-bytes", "max-pending-requests", "max-consumers", "heartbeat-interval",
+        "consumer-expiry",
     ]
 
     /// Every top-level key.
@@ -126,8 +133,16 @@ public struct DaemonConfiguration: Sendable {
         case "allow-gids": limits.allowGIDs = try entry.integerList()
         case "max-clients": limits.maxClients = try entry.integer(in: 1...100_000)
         case "max-line-length": limits.maxLineLength = try entry.integer(in: 256...16_777_216)
-        case "request-timeout": limits.requestTimeout = try entry.duration()
+        case "request-timeout":
+            limits.requestTimeout = try entry.duration()
+            guard (100_000_000...3_600_000_000_000).contains(limits.requestTimeout) else {
+                throw ConfigError(entry, "request-timeout must be from 100ms to 1h")
+            }
         case "queue-limit": limits.queueLimit = try entry.integer(in: 16...10_000_000)
+        case "queue-bytes": limits.queueBytes = try entry.integer(in: 65_536...(1 << 40))
+        case "total-queue-bytes": limits.totalQueueBytes = try entry.integer(in: 1 << 20...(1 << 50))
+        case "max-pending-requests": limits.maxPendingRequests = try entry.integer(in: 1...1_000_000)
+        case "max-consumers": limits.maxConsumers = try entry.integer(in: 0...1_000_000)
         case "heartbeat-interval":
             limits.heartbeatInterval = try entry.duration()
             guard limits.heartbeatInterval >= 100_000_000 else {
@@ -144,10 +159,13 @@ public struct DaemonConfiguration: Sendable {
             throw ConfigError(entry, "unknown section [\(section)] (sections are [entity NAME])")
         }
         let entity = String(words[1])
+        guard SQLIdentifier.isPlain(entity) else {
+            throw ConfigError(entry, "[\(section)]: \(String(reflecting: entity)) is not an entity name")
+        }
         var override = overrides.entities[entity] ?? SchemaOverrides.Entity()
         switch entry.key {
-        case "table": override.table = try entry.nonEmpty()
-        case "identity": override.identity = try entry.nonEmpty()
+        case "table": override.table = try Self.identifier(entry)
+        case "identity": override.identity = try Self.identifier(entry)
         default:
             guard entry.key.hasPrefix("column."), entry.key.count > 7 else {
                 throw ConfigError(
@@ -155,9 +173,27 @@ public struct DaemonConfiguration: Sendable {
                     "unknown key \"\(entry.key)\" in [\(section)] (table, identity, column.PROPERTY)"
                 )
             }
-            override.columns[String(entry.key.dropFirst(7))] = try entry.nonEmpty()
+            let property = String(entry.key.dropFirst(7))
+            guard SQLIdentifier.isPlain(property) else {
+                throw ConfigError(entry, "\(String(reflecting: property)) is not a property name")
+            }
+            override.columns[property] = try Self.identifier(entry)
         }
         overrides.entities[entity] = override
+        overrideLocations[entity, default: [:]][entry.key] = entry.location
+    }
+
+    /// A plain SQL identifier (``SQLIdentifier/isPlain(_:)``): a table or column name reaches SQL text only
+    /// quoted, and only once it passes this check.
+    static func identifier(_ entry: ConfigEntry) throws(ConfigError) -> String {
+        guard SQLIdentifier.isPlain(entry.value) else {
+            throw ConfigError(
+                entry,
+                "\(entry.key) must be a plain identifier (ASCII letters, digits and _, not starting with a digit), "
+                    + "not \(String(reflecting: entry.value))"
+            )
+        }
+        return entry.value
     }
 
     func validate() throws(ConfigError) {
@@ -165,20 +201,94 @@ public struct DaemonConfiguration: Sendable {
             throw ConfigError(location: locations["database"] ?? "configuration", message: "database is required")
         }
         var info = stat()
-        guard stat(database, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else {
+        guard stat(database, &info) == 0 else {
             throw ConfigError(
                 location: locations["database"] ?? "configuration",
-                message: "database \(database) does not exist"
+                message: "database \(database) does not exist",
+                kind: .missingInput
+            )
+        }
+        guard (info.st_mode & S_IFMT) == S_IFREG else {
+            throw ConfigError(
+                location: locations["database"] ?? "configuration",
+                message: "database \(database) is not a regular file"
+            )
+        }
+        guard access(database, R_OK) == 0 else {
+            throw ConfigError(
+                location: locations["database"] ?? "configuration",
+                message: "database \(database) cannot be read (\(String(cString: strerror(errno))))",
+                kind: .missingInput
             )
         }
         if let model, access(model, R_OK) != 0 {
-            throw ConfigError(location: locations["model"] ?? "configuration", message: "model \(model) cannot be read")
+            throw ConfigError(
+                location: locations["model"] ?? "configuration",
+                message: "model \(model) cannot be read",
+                kind: .missingInput
+            )
+        }
+        // The socket path is never the database or one of its companion files: binding there would
+        // refuse (only a stale socket is replaced), but say so here, with the line.
+        var socketInfo = stat()
+        if stat(socket, &socketInfo) == 0, (socketInfo.st_mode & S_IFMT) != S_IFSOCK {
+            throw ConfigError(
+                location: locations["socket"] ?? "defaults: socket",
+                message: "socket \(socket) is an existing file that is not a socket; it is never replaced"
+            )
+        }
+        for suffix in ["", "-wal", "-shm", "-journal"] where socket == database + suffix {
+            throw ConfigError(
+                location: locations["socket"] ?? "defaults: socket",
+                message: "socket \(socket) is the database's own path"
+            )
         }
         guard socket.utf8.count <= UnixListener.maximumPathLength else {
             throw ConfigError(
                 location: locations["socket"] ?? "defaults",
                 message: "socket path is longer than \(UnixListener.maximumPathLength) bytes"
             )
+        }
+    }
+
+    /// Checks every `[entity NAME]` override against the model: the entity exists, `table` is set on a root
+    /// entity (sub-entities share their root's table), `identity` names an attribute, and each `column.P`
+    /// names a stored attribute or to-one relationship. Errors name the override's file and line.
+    public func validateOverrides(against model: Model) throws(ConfigError) {
+        for (name, override) in overrides.entities.sorted(by: { $0.key < $1.key }) {
+            let where_ = overrideLocations[name] ?? [:]
+            func location(_ key: String) -> String { where_[key] ?? where_.values.sorted().first ?? "configuration" }
+            guard let entity = model.entity(named: name) else {
+                throw ConfigError(
+                    location: where_.values.sorted().first ?? "configuration",
+                    message: "[entity \(name)]: the model has no entity \(name) (entities: "
+                        + model.entities.map(\.name).sorted().prefix(20).joined(separator: ", ") + ")"
+                )
+            }
+            if override.table != nil, entity.superentity != nil {
+                throw ConfigError(
+                    location: location("table"),
+                    message: "[entity \(name)]: table can be set only on a root entity (\(name) shares the table of "
+                        + "\(model.root(of: entity).name))"
+                )
+            }
+            let attributes = Set(model.allAttributes(of: entity).filter { !$0.isTransient }.map(\.name))
+            let toOnes = Set(
+                model.allRelationships(of: entity).filter { !$0.isTransient && !$0.isToMany }.map(\.name)
+            )
+            if let identity = override.identity, !attributes.contains(identity) {
+                throw ConfigError(
+                    location: location("identity"),
+                    message: "[entity \(name)]: identity names \(identity), which is not a stored attribute of \(name)"
+                )
+            }
+            for property in override.columns.keys.sorted()
+            where !attributes.contains(property) && !toOnes.contains(property) {
+                throw ConfigError(
+                    location: location("column." + property),
+                    message: "[entity \(name)]: \(name) has no stored attribute or to-one relationship \(property)"
+                )
+            }
         }
     }
 
@@ -219,6 +329,10 @@ public struct DaemonConfiguration: Sendable {
         if limits.maxLineLength != other.limits.maxLineLength { changed.append("max-line-length") }
         if limits.requestTimeout != other.limits.requestTimeout { changed.append("request-timeout") }
         if limits.queueLimit != other.limits.queueLimit { changed.append("queue-limit") }
+        if limits.queueBytes != other.limits.queueBytes { changed.append("queue-bytes") }
+        if limits.totalQueueBytes != other.limits.totalQueueBytes { changed.append("total-queue-bytes") }
+        if limits.maxPendingRequests != other.limits.maxPendingRequests { changed.append("max-pending-requests") }
+        if limits.maxConsumers != other.limits.maxConsumers { changed.append("max-consumers") }
         if limits.heartbeatInterval != other.limits.heartbeatInterval { changed.append("heartbeat-interval") }
         if consumerExpiry != other.consumerExpiry { changed.append("consumer-expiry") }
         return (

@@ -20,6 +20,15 @@ public enum ConsumerTable {
         try connection.scalar("SELECT acked FROM coexist_consumer WHERE name = ?", [.text(name)]).integerValue
     }
 
+    /// Consumers heard from since `since` (seconds since 2001; nil: all of them).
+    public static func activeCount(_ connection: Connection, since: Double?) throws -> Int {
+        let count =
+            try since.map {
+                try connection.scalar("SELECT count(*) FROM coexist_consumer WHERE updated_at >= ?", [.real($0)])
+            } ?? connection.scalar("SELECT count(*) FROM coexist_consumer")
+        return Int(count.integerValue ?? 0)
+    }
+
     /// Records `token` as acknowledged by `name` (never moving backwards).
     public static func ack(_ connection: Connection, name: String, token: Int64, now: Double) throws {
         try connection.run(

@@ -5,7 +5,16 @@ import CoexistRuntime
 import Glibc
 #endif
 
+/// The bytes queued for all clients together (each client's share counted, shared event bytes once per
+/// client that holds them): what ``EventServer/Limits/totalQueueBytes`` bounds.
+final class QueueAccount {
+    var bytes = 0
+}
+
 /// One connection to the event socket: its input, its bounded output queue and its subscription.
+///
+/// Every byte it queues (events, replies, heartbeats) is counted in ``queuedBytes`` and in the server's
+/// ``QueueAccount``; the server refuses to queue past its budgets.
 final class EventClient {
     /// What a subscriber asked for.
     struct Subscription {
@@ -26,9 +35,16 @@ final class EventClient {
 
     let descriptor: Int32
     let credentials: PeerCredentials?
+    let account: QueueAccount
     var subscription: Subscription?
+    /// The start of a request line not yet complete.
     var input: [UInt8] = []
     var inputSince: UInt64?
+    /// Bytes queued and not yet written (events, replies, heartbeats).
+    private(set) var queuedBytes = 0
+    /// When the connection started closing (an error, a lag): a peer that does not read what it was told
+    /// is closed after a grace period anyway.
+    var closingSince: UInt64?
     /// Queued messages; those before `outputHead` are written, and `outputOffset` bytes of the one at it.
     var output: [WireLine] = []
     var outputHead = 0
@@ -41,20 +57,27 @@ final class EventClient {
     var closed = false
     var lastHeartbeat: UInt64
 
-    init(descriptor: Int32, now: UInt64) {
+    init(descriptor: Int32, now: UInt64, account: QueueAccount) {
         self.descriptor = descriptor
         credentials = PeerCredentials(descriptor: descriptor)
         lastHeartbeat = now
+        self.account = account
     }
 
-    deinit { close(descriptor) }
+    deinit {
+        account.bytes -= queuedBytes
+        close(descriptor)
+    }
 
-    /// Reads what the socket has; returns complete lines, or nil after `line_too_long`.
-    func readLines(limit: Int, now: UInt64) -> [[UInt8]] {
+    /// Reads at most `budget` bytes of what the socket has (the rest waits in the kernel: one peer cannot
+    /// hold the thread), and returns the complete lines. A line longer than `limit` bytes, newline not
+    /// counted, gets `line_too_long` and the connection closes.
+    func readLines(limit: Int, now: UInt64, budget: Int = 65_536) -> [[UInt8]] {
         var lines: [[UInt8]] = []
         var buffer = [UInt8](repeating: 0, count: 16_384)
+        var total = 0
         // Read even after a failed write: a peer that closed may have sent requests (acks) first.
-        while true {
+        while total < budget {
             let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
             if count < 0 && errno == EINTR { continue }
             if count < 0 {
@@ -65,20 +88,31 @@ final class EventClient {
                 closed = true
                 break
             }
+            total += count
             if input.isEmpty { inputSince = now }
-            input += buffer[0..<count]
-            while let newline = input.firstIndex(of: 0x0A) {
-                lines.append(Array(input[..<newline]))
-                input.removeSubrange(...newline)
+            var start = 0
+            var tooLong = false
+            for index in 0..<count where buffer[index] == 0x0A {
+                guard input.count + index - start <= limit else {
+                    tooLong = true
+                    break
+                }
+                lines.append(input + buffer[start..<index])
+                input.removeAll(keepingCapacity: true)
+                start = index + 1
             }
-            inputSince = input.isEmpty ? nil : (inputSince ?? now)
-            if input.count > limit {
+            if !tooLong {
+                input += buffer[start..<count]
+                tooLong = input.count > limit
+            }
+            if tooLong {
                 input.removeAll()
                 inputSince = nil
                 send(EventError(code: .lineTooLong, message: "a request line is limited to \(limit) bytes").line)
                 closing = true
                 break
             }
+            inputSince = input.isEmpty ? nil : (inputSince ?? now)
         }
         return lines
     }
@@ -94,6 +128,8 @@ final class EventClient {
         guard line.count > 0 else { return }  // nothing to write: it would never leave the queue
         output.append(line)
         queuedEvents += line.events
+        queuedBytes += line.count
+        account.bytes += line.count
     }
 
     /// Writes queued messages, up to 64 per `writev`, until the socket would block.
@@ -138,6 +174,8 @@ final class EventClient {
                 return
             }
             left -= remaining
+            queuedBytes -= line.count
+            account.bytes -= line.count
             if let token = line.token {
                 delivered = max(delivered, token)
                 queuedEvents -= line.events
@@ -159,10 +197,25 @@ final class EventClient {
         output = kept
         outputHead = 0
         queuedEvents = kept.reduce(0) { $0 + $1.events }
+        let bytes = kept.reduce(0) { $0 + $1.count }
+        account.bytes += bytes - queuedBytes
+        queuedBytes = bytes
     }
 
     func recordError(limit: Int) {
         errors += 1
         if errors >= limit { closing = true }
+    }
+
+    /// Drops everything queued and not yet started (the connection is closing for being over a budget),
+    /// keeping a partly written message whole.
+    func dropUnsent() {
+        let kept = outputHead < output.count && outputOffset > 0 ? [output[outputHead]] : []
+        output = kept
+        outputHead = 0
+        queuedEvents = kept.reduce(0) { $0 + $1.events }
+        let bytes = kept.reduce(0) { $0 + $1.count }
+        account.bytes += bytes - queuedBytes
+        queuedBytes = bytes
     }
 }

@@ -47,6 +47,40 @@ public struct EventRequest: Decodable, Sendable {
     /// `wait`: milliseconds before a `timeout` error (default 10,000, at most 600,000).
     public var timeout: Int?
 
+    enum CodingKeys: String, CodingKey {
+        case op, since, name, entities, sides, authors, types, values, mirrors, token, timeout
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        op = try container.decode(String.self, forKey: .op)
+        since = try container.decodeIfPresent(Since.self, forKey: .since)
+        name = try container.decodeIfPresent(String.self, forKey: .name)
+        entities = try container.decodeIfPresent([String].self, forKey: .entities)
+        sides = try container.decodeIfPresent([String].self, forKey: .sides)
+        authors = try container.decodeIfPresent([String].self, forKey: .authors)
+        types = try container.decodeIfPresent([String].self, forKey: .types)
+        values = try container.decodeIfPresent(Bool.self, forKey: .values)
+        mirrors = try container.decodeIfPresent(Bool.self, forKey: .mirrors)
+        token = try Self.integer(container, .token)
+        timeout = try Self.integer(container, .timeout).map { Int($0) }
+    }
+
+    /// An integer field; a number beyond Int64 is out of range (an `invalid_request` naming the field),
+    /// never rounded or wrapped.
+    private static func integer(_ container: KeyedDecodingContainer<CodingKeys>, _ key: CodingKeys) throws -> Int64? {
+        guard container.contains(key), try !container.decodeNil(forKey: key) else { return nil }
+        if let value = try? container.decode(Int64.self, forKey: key) { return value }
+        if (try? container.decode(Double.self, forKey: key)) != nil {
+            throw DecodingError.dataCorruptedError(
+                forKey: key,
+                in: container,
+                debugDescription: "an integer from \(Int64.min) to \(Int64.max)"
+            )
+        }
+        return try container.decode(Int64.self, forKey: key)
+    }
+
     /// Decodes one request line; the error says what is wrong, for the client.
     public static func decode(_ line: [UInt8]) -> Result<EventRequest, EventError> {
         guard String(validating: line, as: UTF8.self) != nil else {
@@ -85,6 +119,8 @@ public struct EventError: Error, Sendable, Equatable {
         case notSubscribed = "not_subscribed"
         case alreadySubscribed = "already_subscribed"
         case unknownEntity = "unknown_entity"
+        case overBudget = "over_budget"
+        case tooManyConsumers = "too_many_consumers"
         case internalError = "internal"
     }
 

@@ -45,19 +45,34 @@ extension EventServer {
         // "now" and the backlog bound mean what is committed now, not what the last wake-up published.
         try inOneSnapshot { try publishPending() }
         var position: Int64
+        let acked = try request.name.flatMap { try ConsumerTable.acked(engine.connection, name: $0) }
         switch request.since {
         case .token(let token)?: position = token
         case .now?: position = published
-        case nil:
-            position = try request.name.flatMap { try ConsumerTable.acked(engine.connection, name: $0) } ?? published
+        case nil: position = acked ?? published
         }
         // A token beyond what is published (a commit this server has not seen yet) is kept: the events up
         // to it are skipped as they are published, never sent.
-        if let oldest = try source.oldestToken(), position + 1 < oldest, position < published {
+        if let oldest = try source.oldestToken(), Self.isPruned(after: position, oldest: oldest), position < published {
             throw EventError(code: .tokenExpired, message: "history after token \(position) was pruned", oldest: oldest)
         }
-        if let name = request.name, try ConsumerTable.acked(engine.connection, name: name) == nil {
-            try ConsumerTable.ack(engine.connection, name: name, token: position, now: TransactionWriter.now())
+        if let name = request.name, acked == nil {
+            let now = TransactionWriter.now()
+            let since = limits.consumerExpiry > 0 ? now - Double(limits.consumerExpiry) / 1e9 : nil
+            let active = try ConsumerTable.activeCount(engine.connection, since: since)
+            guard active < limits.maxConsumers else {
+                throw EventError(
+                    code: .tooManyConsumers,
+                    message: "\(active) durable consumers are active (max-consumers); a new name is refused"
+                )
+            }
+            // A new consumer's mark is at most what is published: it holds back what it may still receive.
+            try ConsumerTable.ack(
+                engine.connection,
+                name: name,
+                token: min(position, published),
+                now: TransactionWriter.now()
+            )
         }
         var entities: Set<String>?
         if let names = request.entities {
@@ -73,10 +88,9 @@ extension EventServer {
             types: types,
             mirrors: request.mirrors ?? false
         )
-        var filter = filterNumbers[spec] ?? -1
-        if filter < 0 && filterNumbers.count < Self.maximumFilters {
-            filter = filterNumbers.count
-            filterNumbers[spec] = filter
+        guard let filter = filters.acquire(spec, maximumBytes: Self.maximumFilterBytes) else {
+            overBudget(client, "the filter sets of all subscriptions hold \(filters.bytes) bytes; no room for more")
+            return
         }
         client.subscription = EventClient.Subscription(
             name: request.name,
@@ -102,8 +116,14 @@ extension EventServer {
         writer.key("name")
         writer.string(request.name)
         writer.endObject()
-        client.send(writer.line)
+        reply(client, writer.line)
         try fillBacklog(client)
+    }
+
+    /// Whether history after `position` is gone: the oldest token kept is beyond the next one (no overflow
+    /// for any position a client can send).
+    static func isPruned(after position: Int64, oldest: Int64) -> Bool {
+        oldest > 1 && position < oldest - 1
     }
 
     /// Whether `event` passes the subscription's filters.
@@ -122,13 +142,14 @@ extension EventServer {
         guard let subscription = client.subscription else { return true }
         defer { client.flush() }
         for event in events where matches(event, subscription) {
+            let line = subscription.values ? (event.withValues ?? event.plain) : event.plain
             // Let the socket take what it can before judging the queue full.
-            if client.queuedEvents >= limits.queueLimit { client.flush() }
-            guard client.queuedEvents < limits.queueLimit else {
+            if client.queuedEvents >= limits.queueLimit || !withinBudget(client, adding: line.count) { client.flush() }
+            guard client.queuedEvents < limits.queueLimit, withinBudget(client, adding: line.count) else {
                 lag(client)
                 return false
             }
-            client.enqueue(subscription.values ? (event.withValues ?? event.plain) : event.plain)
+            client.enqueue(line)
         }
         return true
     }
@@ -137,9 +158,12 @@ extension EventServer {
     /// or tells the subscriber it lagged. Returns false after a lag.
     func deliver(_ batch: WireLine, to client: EventClient) -> Bool {
         defer { client.flush() }
-        if client.queuedEvents + batch.events > limits.queueLimit { client.flush() }
+        func fits() -> Bool {
+            client.queuedEvents + batch.events <= limits.queueLimit && withinBudget(client, adding: batch.count)
+        }
+        if !fits() { client.flush() }
         // A transaction larger than the whole limit still goes to a subscriber that has nothing queued.
-        guard client.queuedEvents + batch.events <= limits.queueLimit || client.queuedEvents == 0 else {
+        guard fits() || client.queuedEvents == 0 else {
             lag(client)
             return false
         }
@@ -153,11 +177,12 @@ extension EventServer {
             JSONWriter.message([
                 "type": "lagged", "token": .integer(client.delivered),
                 "message": .string(
-                    "the subscriber fell more than \(limits.queueLimit) events behind; resume with since = token"
+                    "the subscriber fell more than \(limits.queueLimit) events or \(limits.queueBytes) bytes behind; "
+                        + "resume with since = token"
                 ),
             ])
         )
-        client.subscription = nil
+        unsubscribe(client)
         client.closing = true
         logger.warning("a subscriber lagged and was disconnected", fields: ["COEXIST_TOKEN": "\(client.delivered)"])
     }
@@ -165,14 +190,16 @@ extension EventServer {
     /// Sends a catching-up subscriber its backlog from the database, a page at a time while its queue has
     /// room; switches it to live (with `end_of_backlog`) once it reaches what is published.
     func fillBacklog(_ client: EventClient) throws {
-        while var subscription = client.subscription, !subscription.live, client.queuedEvents < limits.queueLimit / 2 {
+        while var subscription = client.subscription, !subscription.live, client.queuedEvents < limits.queueLimit / 2,
+            client.queuedBytes < Self.backlogHighWater
+        {
             if subscription.position >= published {
                 subscription.live = true
                 client.subscription = subscription
                 client.send(JSONWriter.message(["type": "end_of_backlog", "token": .integer(subscription.position)]))
                 return
             }
-            if let oldest = try source.oldestToken(), subscription.position + 1 < oldest {
+            if let oldest = try source.oldestToken(), Self.isPruned(after: subscription.position, oldest: oldest) {
                 client.send(
                     EventError(
                         code: .tokenExpired,
@@ -180,15 +207,17 @@ extension EventServer {
                         oldest: oldest
                     ).line
                 )
-                client.subscription = nil
+                unsubscribe(client)
                 client.closing = true
                 return
             }
-            let page = try source.transactions(after: subscription.position, through: published, limit: 64)
+            // A few transactions at a time: the page is read again from the history when the socket took it.
+            let page = try source.transactions(after: subscription.position, through: published, limit: 16)
             for transaction in page {
                 let events = try source.events(transaction, values: subscription.values)
                 guard deliver(events, to: client) else { return }
                 subscription.position = transaction.token
+                if client.queuedBytes >= Self.backlogHighWater { break }
             }
             if page.isEmpty { subscription.position = published }
             client.subscription = subscription
@@ -248,6 +277,12 @@ extension EventServer {
     /// Periodic work: backlogs, `wait` replies, request timeouts, heartbeats.
     public func tick(now: UInt64) {
         for client in Array(clients.values) {
+            if client.closing {
+                // A peer that does not read what it was told is not kept waiting for.
+                let since = client.closingSince ?? now
+                client.closingSince = since
+                if now >= since + Self.closeGrace { client.closed = true }
+            }
             if client.subscription?.live == false {
                 do {
                     try inOneSnapshot { try fillBacklog(client) }
@@ -267,40 +302,43 @@ extension EventServer {
             }
             if client.subscription != nil, now > client.lastHeartbeat + limits.heartbeatInterval {
                 client.lastHeartbeat = now
-                client.send(JSONWriter.message(["type": "heartbeat", "token": .integer(published)]))
+                // Queued behind unread events a heartbeat says nothing: it is sent only to a reader.
+                if !client.wantsToWrite {
+                    client.send(JSONWriter.message(["type": "heartbeat", "token": .integer(published)]))
+                }
             }
             if client.closed { remove(client) }
         }
         tickWaits(now: now)
     }
 
+    /// Answers the waits the bridge's cursor reached and those past their deadline: O(log n) each.
     func tickWaits(now: UInt64) {
-        guard !waits.isEmpty, let cursor = try? engine.cursor() ?? 0 else { return }
-        var remaining: [(client: Int32, token: Int64, deadline: UInt64)] = []
-        for wait in waits {
-            guard let client = clients[wait.client] else { continue }
-            if cursor >= wait.token {
-                client.send(
-                    JSONWriter.message(["type": "waited", "token": .integer(wait.token), "cursor": .integer(cursor)])
-                )
-            } else if now >= wait.deadline {
-                client.send(
-                    EventError(code: .timeout, message: "token \(wait.token) not mirrored in time (cursor \(cursor))")
-                        .line
-                )
-            } else {
-                remaining.append(wait)
-            }
+        guard !waits.isEmpty else { return }
+        if let cursor = try? engine.cursor() { knownCursor = cursor }
+        for wait in waits.reached(knownCursor) {
+            if let client = clients[wait.client] { reply(client, waited(wait.token, cursor: knownCursor)) }
         }
-        waits = remaining
+        for wait in waits.expired(now) {
+            guard let client = clients[wait.client] else { continue }
+            reply(
+                client,
+                EventError(code: .timeout, message: "token \(wait.token) not mirrored in time (cursor \(knownCursor))")
+                    .line
+            )
+        }
+    }
+
+    func waited(_ token: Int64, cursor: Int64) -> [UInt8] {
+        JSONWriter.message(["type": "waited", "token": .integer(token), "cursor": .integer(cursor)])
     }
 
     /// The nearest time `tick` has work (a wait's deadline, a heartbeat), for the poll timeout.
     public func nextDeadline(now: UInt64) -> UInt64 {
         var next = now + limits.heartbeatInterval
         if acceptPausedUntil > now { next = min(next, acceptPausedUntil) }
-        for wait in waits { next = min(next, wait.deadline) }
-        if clients.values.contains(where: { $0.subscription?.live == false || $0.inputSince != nil }) {
+        if let deadline = waits.nearestDeadline() { next = min(next, deadline) }
+        if clients.values.contains(where: { $0.subscription?.live == false || $0.inputSince != nil || $0.closing }) {
             next = min(next, now + 50_000_000)
         }
         return next

@@ -15,13 +15,33 @@ public import Glibc
 /// lose its own connection.
 public final class EventServer {
     /// Limits and access control.
+    ///
+    /// Every peer has a budget of each resource it can make the server hold, and the server a total; a peer
+    /// over one gets an error (`over_budget`, `lagged`, `too_many_consumers`, `line_too_long`) and is
+    /// closed, and nobody else notices. The defaults are those of `config/coexistd.conf`.
     public struct Limits: Sendable {
+        /// Connections served at once.
         public var maxClients = 1_024
+        /// A request line's longest length in bytes (newline not counted).
         public var maxLineLength = 65_536
         /// A request line must complete within this time (nanoseconds).
         public var requestTimeout: UInt64 = 10_000_000_000
         /// Events queued for one subscriber before it is told it lagged and disconnected.
         public var queueLimit = 10_000
+        /// Bytes queued for one connection (events, replies, heartbeats) before it is told it lagged (a
+        /// subscriber) or is over budget (replies it does not read), and is disconnected.
+        public var queueBytes = 16 << 20
+        /// Bytes queued for all connections together (a message shared by N subscribers counts N times);
+        /// the connection whose message would pass it is treated as over its own budget.
+        public var totalQueueBytes = 1 << 30
+        /// `wait` requests one connection may have pending.
+        public var maxPendingRequests = 1_024
+        /// Durable consumers (named subscriptions) heard from within `consumerExpiry`; a new name beyond
+        /// them is refused with `too_many_consumers`.
+        public var maxConsumers = 64
+        /// A durable consumer silent for longer (nanoseconds) no longer counts against `maxConsumers` nor
+        /// holds history back from pruning; 0: never expires.
+        public var consumerExpiry: UInt64 = 7 * 86_400 * 1_000_000_000
         /// Heartbeat interval (nanoseconds).
         public var heartbeatInterval: UInt64 = 5_000_000_000
         /// When either list is non-empty, a peer must have one of these uids or gids (SO_PEERCRED).
@@ -32,6 +52,15 @@ public final class EventServer {
 
         public init() {}
     }
+
+    /// A closing connection (after errors, a lag, a budget) that does not read what it was told is closed
+    /// this long after anyway (nanoseconds).
+    static let closeGrace: UInt64 = 1_000_000_000
+    /// A catching-up subscriber is given more of its backlog only while less than this is queued for it:
+    /// the backlog is read from the history at the subscriber's pace, never held for it in memory.
+    static let backlogHighWater = 256 << 10
+    /// All filter sets together hold at most this many bytes of names.
+    static let maximumFilterBytes = 64 << 20
 
     let listener: UnixListener
     let engine: SyncEngine
@@ -44,11 +73,13 @@ public final class EventServer {
     var clients: [Int32: EventClient] = [:]
     /// The last token whose events live subscribers have been given.
     public internal(set) var published: Int64
-    var waits: [(client: Int32, token: Int64, deadline: UInt64)] = []
-    /// Filter sets by number (``EventClient/Subscription/filter``), so that whether a transaction passes a
-    /// filter is decided once per filter, not per subscriber. Bounded: past the bound, subscriptions get none.
-    var filterNumbers: [FilterSpec: Int] = [:]
-    static let maximumFilters = 10_000
+    var waits = WaitQueue()
+    /// The bridge's cursor as last read (waits at or below it are answered at once).
+    var knownCursor: Int64 = 0
+    /// Filter sets shared by the subscriptions that use them, freed with the last one.
+    var filters = FilterSets()
+    /// Bytes queued for all clients.
+    let account = QueueAccount()
     /// When accepting failed for want of descriptors: the listener is not polled before this.
     var acceptPausedUntil: UInt64 = 0
     var acceptWarnedAt: UInt64 = 0
@@ -121,7 +152,7 @@ public final class EventServer {
                 return
             }
             guard let descriptor = accepted else { return }
-            let client = EventClient(descriptor: descriptor, now: now)
+            let client = EventClient(descriptor: descriptor, now: now, account: account)
             guard clients.count < limits.maxClients else {
                 client.send(
                     EventError(code: .tooManyClients, message: "the server has \(limits.maxClients) clients").line
@@ -152,19 +183,58 @@ public final class EventServer {
     /// requests (acknowledgements) must still have them applied.
     func remove(_ client: EventClient) {
         guard clients[client.descriptor] === client else { return }
-        for line in client.readLines(limit: limits.maxLineLength, now: 0) {
-            if case .success(let request) = EventRequest.decode(line), request.op == "ack", let token = request.token,
-                let name = client.subscription?.name
-            {
-                try? ConsumerTable.ack(engine.connection, name: name, token: token, now: TransactionWriter.now())
+        if !client.closing {
+            for line in client.readLines(limit: limits.maxLineLength, now: 0) {
+                if case .success(let request) = EventRequest.decode(line), request.op == "ack",
+                    let token = request.token, token >= 0, token <= published, let name = client.subscription?.name
+                {
+                    try? ConsumerTable.ack(engine.connection, name: name, token: token, now: TransactionWriter.now())
+                }
             }
         }
+        unsubscribe(client)
         clients[client.descriptor] = nil
-        waits.removeAll { $0.client == client.descriptor }
+        waits.removeAll(client: client.descriptor)
+    }
+
+    /// Ends a connection's subscription (if any), releasing its filter set.
+    func unsubscribe(_ client: EventClient) {
+        guard let subscription = client.subscription else { return }
+        filters.release(subscription.filter)
+        client.subscription = nil
+    }
+
+    /// Queues a reply, or closes a connection that has let more than its budget pile up unread.
+    func reply(_ client: EventClient, _ bytes: [UInt8]) {
+        guard withinBudget(client, adding: bytes.count) else {
+            overBudget(client, "more than \(limits.queueBytes) bytes of replies are waiting to be read")
+            return
+        }
+        client.send(bytes)
+    }
+
+    /// Whether `bytes` more may be queued for `client` (its budget and the total).
+    func withinBudget(_ client: EventClient, adding bytes: Int) -> Bool {
+        client.queuedBytes + bytes <= limits.queueBytes && account.bytes + bytes <= limits.totalQueueBytes
+    }
+
+    /// Tells a connection it went over a budget and closes it (what was queued for it is dropped).
+    func overBudget(_ client: EventClient, _ what: String) {
+        client.dropUnsent()
+        client.send(EventError(code: .overBudget, message: what).line)
+        unsubscribe(client)
+        client.closing = true
+        logger.warning(
+            "closed a connection over its budget: \(what)",
+            fields: [
+                "COEXIST_PEER_UID": "\(client.credentials?.uid ?? 0)",
+                "COEXIST_PEER_PID": "\(client.credentials?.pid ?? 0)",
+            ]
+        )
     }
 
     func fail(_ client: EventClient, _ error: EventError) {
-        client.send(error.line)
+        reply(client, error.line)
         client.recordError(limit: limits.maxErrors)
     }
 
@@ -179,9 +249,9 @@ public final class EventServer {
         do {
             switch request.op {
             case "ping":
-                client.send(JSONWriter.message(["type": "pong", "token": .integer(published)]))
+                reply(client, JSONWriter.message(["type": "pong", "token": .integer(published)]))
             case "status":
-                client.send(try statusLine())
+                reply(client, try statusLine())
             case "subscribe":
                 try subscribe(client, request)
             case "ack":
@@ -190,19 +260,42 @@ public final class EventServer {
                     return
                 }
                 guard let token = request.token, token >= 0 else {
-                    fail(client, EventError(code: .invalidRequest, message: "ack needs a token"))
+                    fail(client, EventError(code: .invalidRequest, message: "ack needs a token (a number ≥ 0)"))
+                    return
+                }
+                // Only what was published can have been received: a token beyond it would hold nothing
+                // back and skip events the consumer never saw.
+                guard token <= published else {
+                    fail(
+                        client,
+                        EventError(
+                            code: .invalidRequest,
+                            message: "token \(token) is beyond the last published token \(published)"
+                        )
+                    )
                     return
                 }
                 try ConsumerTable.ack(engine.connection, name: name, token: token, now: TransactionWriter.now())
-                client.send(JSONWriter.message(["type": "acked", "name": .string(name), "token": .integer(token)]))
+                reply(client, JSONWriter.message(["type": "acked", "name": .string(name), "token": .integer(token)]))
             case "wait":
                 guard let token = request.token, token >= 0 else {
-                    fail(client, EventError(code: .invalidRequest, message: "wait needs a token"))
+                    fail(client, EventError(code: .invalidRequest, message: "wait needs a token (a number ≥ 0)"))
                     return
                 }
-                let timeout = UInt64(min(max(request.timeout ?? 10_000, 0), 600_000)) * 1_000_000
-                waits.append((client.descriptor, token, now + timeout))
-                tickWaits(now: now)
+                if let timeout = request.timeout, timeout < 0 || timeout > 600_000 {
+                    fail(client, EventError(code: .invalidRequest, message: "timeout is 0 to 600000 milliseconds"))
+                    return
+                }
+                if token <= knownCursor {
+                    reply(client, waited(token, cursor: knownCursor))
+                    return
+                }
+                guard waits.count(client: client.descriptor) < limits.maxPendingRequests else {
+                    overBudget(client, "more than \(limits.maxPendingRequests) wait requests are pending")
+                    return
+                }
+                let timeout = UInt64(request.timeout ?? 10_000) * 1_000_000
+                waits.add(client: client.descriptor, token: token, deadline: now + timeout)
             default:
                 fail(client, EventError(code: .unknownOp, message: "unknown op \"\(request.op)\""))
             }
@@ -220,17 +313,9 @@ public final class EventServer {
             fields: [
                 ("type", JSONField.string("status")), ("cursor", .integer(cursor)), ("lastToken", .integer(last)),
                 ("lag", .integer(max(0, last - cursor))), ("published", .integer(published)),
-                ("clients", .integer(Int64(clients.count))),
+                ("clients", .integer(Int64(clients.count))), ("queuedBytes", .integer(Int64(account.bytes))),
+                ("filterSets", .integer(Int64(filters.count))), ("waits", .integer(Int64(waits.count))),
             ] + statusFields()
         )
     }
-}
-
-/// The filters of a subscription, as a key.
-struct FilterSpec: Hashable {
-    var entities: Set<String>?
-    var sides: Set<Side>?
-    var authors: Set<String>?
-    var types: Set<ChangeType>?
-    var mirrors: Bool
 }

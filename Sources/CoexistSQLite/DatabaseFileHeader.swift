@@ -39,10 +39,21 @@ public struct DatabaseFileHeader: Sendable, Equatable {
     }
 
     /// Reads and checks the header of the file at `path`.
+    ///
+    /// It opens and closes the file: never call it while this process has an SQLite connection to the
+    /// same file, since closing any descriptor of a file drops every POSIX lock the process holds on it
+    /// (SQLite's included), and another process may then delete a WAL this one still uses. A process with
+    /// connections reads the header through a descriptor it keeps (``read(descriptor:path:)``).
     public static func read(path: String) throws(Problem) -> DatabaseFileHeader {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else { throw .unreadable(path: path, reason: String(cString: strerror(errno))) }
         defer { close(descriptor) }
+        return try read(descriptor: descriptor, path: path)
+    }
+
+    /// Reads and checks the header through an open `descriptor` of the file at `path` (with `pread`: the
+    /// descriptor's offset does not move).
+    public static func read(descriptor: Int32, path: String) throws(Problem) -> DatabaseFileHeader {
         var info = stat()
         guard fstat(descriptor, &info) == 0 else {
             throw .unreadable(path: path, reason: String(cString: strerror(errno)))
@@ -54,7 +65,7 @@ public struct DatabaseFileHeader: Sendable, Equatable {
         var filled = 0
         while filled < 100 {
             let count = bytes.withUnsafeMutableBytes { buffer in
-                Glibc.read(descriptor, buffer.baseAddress! + filled, 100 - filled)
+                pread(descriptor, buffer.baseAddress.map { $0 + filled }, 100 - filled, off_t(filled))
             }
             if count < 0 && errno == EINTR { continue }
             if count <= 0 { break }

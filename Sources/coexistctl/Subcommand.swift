@@ -1,3 +1,4 @@
+import CoexistReporting
 import CoexistRuntime
 
 /// One `coexistctl` subcommand: its name, one-line summary, usage text and entry point.

@@ -1,4 +1,5 @@
 import CoexistBridge
+import CoexistLegacyStore
 import CoexistModel
 import CoexistRuntime
 import CoexistSQLite
@@ -19,6 +20,8 @@ enum VerifyCommand: Subcommand {
         let parsed = try ArgumentParser(arguments, flags: ["json"], options: ["model", "database", "config", "limit"])
         let target = try StoreTarget(parsed)
         let limit = Int(parsed.option("limit") ?? "1000") ?? 1_000
+        // Checked read-only first: a file that is not a Core Data store is refused untouched.
+        _ = try LegacyStore(path: target.database, options: .readOnly)
         let connection = try Connection(path: target.database, options: OpenOptions(access: .readWrite))
         let model = try target.model.map { try XCDataModelReader.read(path: $0) }
         let engine = try SyncEngine(connection: connection, model: model, overrides: target.overrides)

@@ -1,4 +1,5 @@
 import CoexistDaemon
+import CoexistReporting
 import CoexistRuntime
 
 #if canImport(Glibc)
@@ -29,13 +30,15 @@ let configuration: DaemonConfiguration
 do {
     configuration = try DaemonConfiguration.load(file: commandLine.configFile, commandLine: commandLine.entries)
     if commandLine.checkConfig {
+        _ = try Daemon.check(configuration)
         try configuration.validateSocketDirectory()
         StandardStreams.out("coexistd: configuration OK")
         exit(ExitCode.success.rawValue)
     }
 } catch {
-    StandardStreams.error("coexistd: \(error)")
-    exit(ExitCode.configuration.rawValue)
+    let report = ErrorReport(error)
+    StandardStreams.error("coexistd: \(report.message)")
+    exit(report.exitCode.rawValue)
 }
 let logger = Logger(identifier: "coexistd", level: configuration.logLevel)
 let daemon = Daemon(
@@ -52,8 +55,9 @@ if commandLine.once {
         )
         exit(ExitCode.success.rawValue)
     } catch {
-        logger.error("\(error)")
-        exit(ExitCode.dataError.rawValue)
+        let report = ErrorReport(error)
+        logger.error(report.message)
+        exit(report.exitCode.rawValue)
     }
 }
 exit(daemon.run(signals: signals).rawValue)

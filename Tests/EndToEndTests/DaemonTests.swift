@@ -136,7 +136,7 @@ import Testing
         #expect(wrongType.status == 78)
         #expect(wrongType.stderr.contains("\(file):2: batch-size must be an integer"))
         let missing = try run("database = /nonexistent/store.sqlite\n")
-        #expect(missing.status == 78)
+        #expect(missing.status == 66)
         #expect(missing.stderr.contains("\(file):1: database /nonexistent/store.sqlite does not exist"))
         let socketDirectory = try run("database = \(path)\nsocket = /nonexistent-dir/c.sock\n")
         #expect(socketDirectory.status == 78)

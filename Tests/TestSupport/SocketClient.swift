@@ -82,7 +82,8 @@ public final class DaemonProcess {
     public let stderr = Pipe()
 
     /// Starts coexistd on `database` with a socket in `directory` and extra options.
-    /// With `openFilesLimit`, it runs under that `RLIMIT_NOFILE` (soft and hard, set by `sh`'s `ulimit`).
+    /// With `openFilesLimit`, it runs under that `RLIMIT_NOFILE` (soft and hard, set by bash's `ulimit`, after
+    /// closing every descriptor the test process let it inherit).
     public init(
         database: String,
         directory: TemporaryDirectory,
@@ -94,8 +95,15 @@ public final class DaemonProcess {
         let program = ProductProcess.productsDirectory + "/coexistd"
         let arguments = ["--database", database, "--socket", socket, "--poll-interval", "200ms"] + options
         if let openFilesLimit {
-            process.executableURL = URL(fileURLWithPath: "/bin/sh")
-            process.arguments = ["-c", "ulimit -n \(openFilesLimit) && exec \"$0\" \"$@\"", program] + arguments
+            // Descriptors the test process left open would count against the limit: close them first.
+            process.executableURL = URL(fileURLWithPath: "/bin/bash")
+            process.arguments =
+                [
+                    "-c",
+                    "for fd in $(ls /proc/$$/fd); do [ \"$fd\" -gt 2 ] && eval \"exec $fd>&-\"; done; "
+                        + "ulimit -n \(openFilesLimit) && exec \"$0\" \"$@\"",
+                    program,
+                ] + arguments
         } else {
             process.executableURL = URL(fileURLWithPath: program)
             process.arguments = arguments
@@ -114,6 +122,13 @@ public final class DaemonProcess {
         if process.isRunning { process.terminate() }
         process.waitUntilExit()
         return process.terminationStatus
+    }
+
+    /// Waits up to `seconds` for the daemon to exit by itself, then stops it; returns the exit status.
+    public func stop(after seconds: Double) -> Int32 {
+        let deadline = Date().addingTimeInterval(seconds)
+        while process.isRunning && Date() < deadline { usleep(20_000) }
+        return stop()
     }
 
     deinit { if process.isRunning { process.terminate() } }

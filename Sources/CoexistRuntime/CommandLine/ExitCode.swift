@@ -19,6 +19,8 @@ public enum ExitCode: Int32, Sendable {
     case ioError = 74
     /// EX_TEMPFAIL: try again later (the database is busy).
     case temporaryFailure = 75
+    /// EX_NOPERM: the process may not do what it must (write the database, say).
+    case permissionDenied = 77
     /// EX_CONFIG: configuration error.
     case configuration = 78
 }

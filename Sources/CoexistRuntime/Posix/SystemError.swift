@@ -10,15 +10,19 @@ public struct SystemError: Error, Sendable, Equatable, CustomStringConvertible {
     public var code: Int32
     /// What the call was about (a path), when known.
     public var subject: String?
+    /// A sentence saying more than `errno` does, when there is one.
+    public var detail: String?
 
     /// Creates an error.
-    public init(call: String, code: Int32, subject: String? = nil) {
+    public init(call: String, code: Int32, subject: String? = nil, detail: String? = nil) {
         self.call = call
         self.code = code
         self.subject = subject
+        self.detail = detail
     }
 
     public var description: String {
-        (subject.map { "\($0): " } ?? "") + "\(call) failed: \(String(cString: strerror(code)))"
+        (subject.map { "\($0): " } ?? "") + "\(call) failed: "
+            + (detail ?? String(cString: strerror(code)))
     }
 }

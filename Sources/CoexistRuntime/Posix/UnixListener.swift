@@ -28,7 +28,8 @@ public final class UnixListener {
     }
 
     /// Binds `path` with `mode` (and `group`, when given). A socket file left by a daemon that is gone is
-    /// replaced; a socket another process still listens on is an error (EADDRINUSE).
+    /// replaced; a socket another process still listens on is an error (EADDRINUSE), and so is any file at
+    /// the path that is not a socket (EEXIST): it is never removed.
     public init(path: String, mode: UInt32, group: UInt32? = nil, backlog: Int32 = 128) throws(SystemError) {
         guard path.utf8.count <= Self.maximumPathLength else {
             throw SystemError(call: "bind", code: ENAMETOOLONG, subject: path)
@@ -47,10 +48,31 @@ public final class UnixListener {
             }
         }
         if bindSocket() != 0 {
-            guard errno == EADDRINUSE, !Self.someoneListens(path) else {
-                let code = errno
+            let code = errno
+            guard code == EADDRINUSE else {
                 close(descriptor)
                 throw SystemError(call: "bind", code: code, subject: path)
+            }
+            // Only a socket file nobody listens on is replaced: any other file at the path (the database
+            // itself, say) is someone's data, and a live socket is another server's.
+            var info = stat()
+            guard lstat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFSOCK else {
+                close(descriptor)
+                throw SystemError(
+                    call: "bind",
+                    code: EEXIST,
+                    subject: path,
+                    detail: "the path exists and is not a socket"
+                )
+            }
+            guard !Self.someoneListens(path) else {
+                close(descriptor)
+                throw SystemError(
+                    call: "bind",
+                    code: EADDRINUSE,
+                    subject: path,
+                    detail: "another process listens on it"
+                )
             }
             unlink(path)
             guard bindSocket() == 0 else {

@@ -1,0 +1,85 @@
+#if canImport(Glibc)
+internal import Glibc
+#endif
+
+/// Watches the database file a long-running process serves: notices when the file at the path is deleted or
+/// replaced (SQLite would go on with the old inode, and every commit made to the new file would go unseen),
+/// when its WAL goes, and when its header says it was truncated or overwritten.
+///
+/// It keeps one read-only descriptor of the file for its whole life, opened before any SQLite connection of
+/// the process: closing a descriptor of a file drops every POSIX lock the process holds on it (SQLite's
+/// too), so the file is never opened and closed again while connections exist. Create it before the first
+/// connection and keep it until the process exits.
+public final class DatabaseFileIdentity: @unchecked Sendable {
+    /// A file at the path is no longer the one that was opened.
+    public struct Changed: Error, Sendable, Equatable, CustomStringConvertible {
+        /// The path.
+        public var path: String
+        /// What happened: `deleted` or `replaced`.
+        public var what: String
+
+        /// Creates the error for `path`, which was `what` (`deleted`, `replaced`).
+        public init(path: String, what: String) {
+            self.path = path
+            self.what = what
+        }
+
+        public var description: String {
+            "\(path) was \(what) while coexistd had it open: stopping, so that a restart opens the file now at "
+                + "the path (nothing is mirrored into the old one)"
+        }
+    }
+
+    /// The database path.
+    public let path: String
+    private let descriptor: Int32
+    private let database: FileID
+    /// The WAL's identity once it has been seen (the WAL is created by the first connection that uses it).
+    private var wal: FileID?
+
+    struct FileID: Sendable, Equatable {
+        var device: UInt64
+        var inode: UInt64
+    }
+
+    /// Opens the file at `path` (read-only) and records which file it is.
+    public init(path: String) throws(DatabaseFileHeader.Problem) {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        var info = stat()
+        guard descriptor >= 0, fstat(descriptor, &info) == 0 else {
+            let reason = String(cString: strerror(errno))
+            if descriptor >= 0 { close(descriptor) }
+            throw .unreadable(path: path, reason: reason)
+        }
+        self.path = path
+        self.descriptor = descriptor
+        database = FileID(device: UInt64(info.st_dev), inode: UInt64(info.st_ino))
+    }
+
+    deinit { close(descriptor) }
+
+    /// Throws ``Changed`` when the database (or a WAL already seen) was deleted or replaced since.
+    public func check() throws(Changed) {
+        guard let now = Self.id(path) else { throw Changed(path: path, what: "deleted") }
+        guard now == database else { throw Changed(path: path, what: "replaced") }
+        let walNow = Self.id(path + "-wal")
+        guard let wal else {
+            self.wal = walNow
+            return
+        }
+        // The WAL stays while any connection has the database open (this process has), so it may not go.
+        guard let walNow else { throw Changed(path: path + "-wal", what: "deleted") }
+        guard walNow == wal else { throw Changed(path: path + "-wal", what: "replaced") }
+    }
+
+    /// The file's header, read through the kept descriptor (``DatabaseFileHeader/read(descriptor:path:)``).
+    public func header() throws(DatabaseFileHeader.Problem) -> DatabaseFileHeader {
+        try DatabaseFileHeader.read(descriptor: descriptor, path: path)
+    }
+
+    private static func id(_ path: String) -> FileID? {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return nil }
+        return FileID(device: UInt64(info.st_dev), inode: UInt64(info.st_ino))
+    }
+}

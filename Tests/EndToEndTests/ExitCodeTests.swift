@@ -1,0 +1,55 @@
+import Foundation
+import TestSupport
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Both executables follow the README's one exit-code table, for every class of error.
+@Suite struct ExitCodeTests {
+    @Test(arguments: [
+        (["coexistctl", "status", "--socket", "/nonexistent/c.sock"], 69),
+        (["coexistctl", "wait", "1", "--socket", "/nonexistent/c.sock"], 69),
+        (["coexistctl", "inspect", "/nonexistent/store.sqlite"], 66),
+        (["coexistctl", "verify", "/nonexistent/store.sqlite"], 66),
+        (["coexistd", "--database", "/nonexistent/store.sqlite", "--check-config"], 66),
+        (["coexistd", "--database", "/nonexistent/store.sqlite"], 66),
+        (["coexistd", "--frobnicate"], 64),
+        (["coexistctl", "frobnicate"], 64),
+    ])
+    func exitCode(_ command: [String], _ expected: Int) throws {
+        let result = try ProductProcess.run(command[0], Array(command.dropFirst()))
+        #expect(Int(result.status) == expected, "\(command): \(result.stderr)")
+        #expect(!result.stderr.isEmpty)
+    }
+
+    /// A store the daemon's user cannot write: 77 (EX_NOPERM), naming the file; as root, run as nobody.
+    @Test func readOnlyStore() throws {
+        let directory = try TemporaryDirectory()
+        let path = try SharedStore.create(in: directory).legacy.path
+        chmod(directory.path, 0o755)
+        for suffix in ["", "-wal", "-shm"] { chmod(path + suffix, 0o644) }
+        var command = [ProductProcess.productsDirectory + "/coexistd", "--database", path, "--check-config"]
+        command += ["--socket", directory.file("c.sock")]
+        let program: String
+        if getuid() == 0 {
+            program = "/usr/bin/setpriv"
+            command = ["--reuid=65534", "--regid=65534", "--clear-groups"] + command
+        } else {
+            chmod(path, 0o444)
+            program = command.removeFirst()
+        }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: program)
+        process.arguments = command
+        let errors = Pipe()
+        process.standardError = errors
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        let text = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 77, "\(text)")
+        #expect(text.contains(path))
+    }
+}
