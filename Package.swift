@@ -158,7 +158,10 @@ let package = Package(
         ),
         .executableTarget(
             name: "coexist-fuzz",
-            dependencies: ["CoexistEvents", "CoexistDaemon", "CoexistModel", "CoexistRuntime"],
+            dependencies: [
+                "CoexistEvents", "CoexistDaemon", "CoexistModel", "CoexistRuntime", "CoexistBridge", "CoexistLegacyStore",
+                "CoexistStore", "CoexistHistory", "CoexistSQLite",
+            ],
             swiftSettings: strict
         ),
         .executableTarget(

@@ -41,10 +41,15 @@ public enum BridgeError: Error, Sendable, CustomStringConvertible {
     case bothSidesHaveData(String)
     /// A change that cannot be mirrored (unknown entity, a value the other side cannot hold, a rule).
     case unmirrorable(String)
+    /// A legacy object's identity attribute holds the identity another object already has in the new
+    /// schema (Core Data does not require it to be unique); names both objects.
+    case sharedIdentity(String)
 
     public var description: String {
         switch self {
-        case .modelMismatch(let text), .bothSidesHaveData(let text), .unmirrorable(let text): text
+        case .modelMismatch(let text), .bothSidesHaveData(let text), .unmirrorable(let text),
+            .sharedIdentity(let text):
+            text
         }
     }
 }

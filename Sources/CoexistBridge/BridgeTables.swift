@@ -7,7 +7,10 @@ import CoexistSQLite
 ///   source token is the primary key);
 /// - `coexist_conflict`: every conflict detected and how the policy resolved it;
 /// - `coexist_parked`: source transactions that could not be mirrored (with the error), skipped so that
-///   the bridge keeps serving.
+///   the bridge keeps serving;
+/// - `coexist_parked_object`: single objects that cannot be mirrored (a legacy object whose identity another
+///   object already has), with the reason; the rest of their transaction is mirrored, and the object is
+///   tried again whenever a transaction touches it.
 enum BridgeTables {
     static let statements = [
         """
@@ -47,7 +50,25 @@ enum BridgeTables {
             parked_at REAL NOT NULL
         ) STRICT
         """,
+        """
+        CREATE TABLE IF NOT EXISTS coexist_parked_object (
+            side TEXT NOT NULL,
+            entity TEXT NOT NULL,
+            pk INTEGER NOT NULL,
+            reason TEXT NOT NULL,
+            parked_at REAL NOT NULL,
+            PRIMARY KEY (side, entity, pk)
+        ) STRICT
+        """,
     ]
+
+    /// Parked transactions and objects, for `status`.
+    static func parkedCount(_ connection: Connection) throws -> Int {
+        let value = try connection.scalar(
+            "SELECT (SELECT count(*) FROM coexist_parked) + (SELECT count(*) FROM coexist_parked_object)"
+        )
+        return Int(value.integerValue ?? 0)
+    }
 
     static func create(_ connection: Connection) throws {
         for statement in statements { try connection.execute(statement) }

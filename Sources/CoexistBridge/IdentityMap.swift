@@ -1,3 +1,4 @@
+import CoexistHistory
 import CoexistLegacyStore
 import CoexistModel
 import CoexistSQLite
@@ -43,6 +44,10 @@ struct IdentityMap {
     }
 
     /// The identity a legacy object has (or gets) in the new schema, from its attribute values.
+    ///
+    /// Throws ``BridgeError/sharedIdentity(_:)`` when its identity attribute holds the identity of another
+    /// legacy object already mirrored: the new schema keys objects by identity, and the two must never be
+    /// merged into one row.
     func identity(for object: LegacyObject) throws -> String {
         let root = root(of: object.id.entity)
         if let recorded = try recordedID(root: root, pk: object.id.pk) { return recorded }
@@ -56,9 +61,35 @@ struct IdentityMap {
             }
         default: break
         }
+        if let identity, let owner = try recordedPK(root: root, id: identity), owner != object.id.pk {
+            throw BridgeError.sharedIdentity(
+                "\(object.id): its identity \(identity) is already that of \(root) Z_PK \(owner) in the new schema "
+                    + "(Core Data allows equal ids; the new schema keys objects by id): not mirrored until its id "
+                    + "is unique"
+            )
+        }
         let id = identity ?? Self.newIdentity()
         try record(root: root, pk: object.id.pk, id: id)
         return id
+    }
+
+    /// Records that `object` cannot be mirrored, and why (replacing an earlier reason).
+    func park(_ object: ObjectID, reason: String) throws {
+        try connection.run(
+            """
+            INSERT OR REPLACE INTO coexist_parked_object (side, entity, pk, reason, parked_at)
+            VALUES ('legacy', ?, ?, ?, ?)
+            """,
+            [.text(root(of: object.entity)), .integer(object.pk), .text(reason), .real(TransactionWriter.now())]
+        )
+    }
+
+    /// Forgets a parked object that has now been mirrored.
+    func unpark(_ object: ObjectID) throws {
+        try connection.run(
+            "DELETE FROM coexist_parked_object WHERE side = 'legacy' AND entity = ? AND pk = ?",
+            [.text(root(of: object.entity)), .integer(object.pk)]
+        )
     }
 
     static func newIdentity() -> String { UUIDText.random() }

@@ -99,13 +99,22 @@ struct LegacyToNew {
             guard let object = try engine.legacy.object(id) else { return nil }
             let root = engine.identities.root(of: id.entity)
             let mapped = try engine.identities.recordedID(root: root, pk: id.pk) != nil
-            let identity = try engine.identities.identity(for: object)
+            let identity: String
+            do {
+                identity = try engine.identities.identity(for: object)
+            } catch BridgeError.sharedIdentity(let reason) {
+                // Parked, not merged into the other object's row: the rest of the transaction goes on.
+                try engine.identities.park(id, reason: reason)
+                (engine.reportParkedObject ?? engine.report)("object parked: \(reason)")
+                return nil
+            }
             let ref = ObjectRef(entity: id.entity, id: identity)
             if try engine.new.entityOfRow(id: identity, rootEntity: root) == nil {
                 // Mirrored before and gone since: the new side deleted it, and that delete wins (it is
                 // pending or already mirrored). Never mirrored: copy it now, nothing is lost.
                 guard !mapped else { return nil }
                 try save.insert(id.entity, id: identity, storable(object.attributes, entity: id.entity))
+                try engine.identities.unpark(id)
                 inserted.insert(id)
             }
             ensured[id] = (object, ref)

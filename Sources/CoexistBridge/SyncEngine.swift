@@ -46,6 +46,9 @@ public final class SyncEngine {
     var resolver: ConflictResolver?
     /// Called for every conflict and parked transaction, for logging.
     public var report: (String) -> Void = { _ in }
+    /// Called for every object parked (there can be many at once, a store full of shared ids, say: the
+    /// daemon rate-limits these); nil: ``report``.
+    public var reportParkedObject: ((String) -> Void)?
 
     /// Opens the bridge on `connection`: checks the model against the store, creates the new schema and the
     /// bridge's tables when absent.
@@ -90,6 +93,9 @@ public final class SyncEngine {
     public func cursor() throws -> Int64? {
         try connection.scalar("SELECT cursor FROM coexist_bridge WHERE id = 1").integerValue
     }
+
+    /// Parked transactions and objects (`coexist_parked`, `coexist_parked_object`).
+    public func parkedCount() throws -> Int { try BridgeTables.parkedCount(connection) }
 
     /// The last token in the history.
     public func lastToken() throws -> Int64 { try reader.lastToken() }

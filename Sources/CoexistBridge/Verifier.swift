@@ -50,11 +50,15 @@ public struct Verifier {
                 try engine.legacy.forEachObject(of: root.name) { object in
                     legacyCount += 1
                     let rootName = root.name
-                    guard
-                        let id = try engine.identities.recordedID(root: rootName, pk: object.id.pk)
-                            ?? derivedIdentity(object)
-                    else {
+                    let recorded = try engine.identities.recordedID(root: rootName, pk: object.id.pk)
+                    guard let id = recorded ?? derivedIdentity(object) else {
                         differ("\(object.id): no identity in the new schema")
+                        return
+                    }
+                    if recorded == nil, let owner = try engine.identities.recordedPK(root: rootName, id: id),
+                        owner != object.id.pk
+                    {
+                        differ("\(object.id): parked: its id \(id) is also that of \(rootName) Z_PK \(owner)")
                         return
                     }
                     guard let stored = try engine.new.entityOfRow(id: id, rootEntity: rootName) else {

@@ -125,11 +125,19 @@ final class BridgeWorker: @unchecked Sendable {
             let base = database.split(separator: "/").last.map(String.init) ?? database
             watcher = try DirectoryWatcher(directory: Daemon.directory(of: database), names: [base, base + "-wal"])
         } catch {
+            // The file gone or replaced since the daemon opened it is the reason, not what SQLite made of it.
+            do {
+                try identity.check()
+            } catch let changed {
+                fail(changed)
+                return
+            }
             fail(error)
             return
         }
         engine.configuration = settings.bridge
         engine.report = { [logger] message in logger.warning(message) }
+        engine.reportParkedObject = RateLimitedWarnings(logger: logger).warn
         shared.withLock { $0.started = true }
         events.signal()
         var state = LoopState()

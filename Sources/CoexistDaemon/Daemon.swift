@@ -68,6 +68,7 @@ public final class Daemon {
             configuration: configuration.bridge
         )
         engine.report = { [logger] message in logger.warning(message) }
+        engine.reportParkedObject = RateLimitedWarnings(logger: logger).warn
         self.connection = connection
         self.engine = engine
         try engine.initialSyncIfNeeded { [notifier, logger] progress in
@@ -127,6 +128,8 @@ public final class Daemon {
         do {
             try open()
             guard let engine else { return .software }
+            // The bridge thread first: the socket is bound (and clients connect) once it is running.
+            self.worker = try startWorker()
             let server = try EventServer(
                 listener: try bindSocket(),
                 engine: engine,
@@ -139,13 +142,12 @@ public final class Daemon {
                 return [
                     ("mirrored", .integer(Int64(shared.mirrored))),
                     ("conflicts", .integer(Int64(shared.conflicts))),
-                    ("parked", .integer(Int64(shared.parked))), ("rate", .number(rate)),
+                    ("parked", .integer(Int64((try? engine.parkedCount()) ?? shared.parked))),
+                    ("rate", .number(rate)),
                     ("error", shared.lastError.map { .string($0) } ?? .null),
                 ]
             }
             self.server = server
-            let worker = try startWorker()
-            self.worker = worker
         } catch {
             let report = ErrorReport(error)
             logger.error(report.message)
@@ -318,7 +320,8 @@ public final class Daemon {
         let last = (try? engine?.lastToken()) ?? 0
         let shared = worker?.shared.withLock { $0 } ?? BridgeWorker.Shared()
         return "cursor \(cursor), lag \(max(0, last - cursor)), \((rate * 10).rounded() / 10) tx/s, "
-            + "\(shared.mirrored) mirrored, \(shared.conflicts) conflicts, \(shared.parked) parked"
+            + "\(shared.mirrored) mirrored, \(shared.conflicts) conflicts, "
+            + "\(((try? engine?.parkedCount()) ?? nil) ?? shared.parked) parked"
             + (shared.lastError.map { ", retrying: \($0)" } ?? "")
     }
 

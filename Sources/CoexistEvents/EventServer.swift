@@ -98,6 +98,12 @@ public final class EventServer {
     /// Connected clients.
     public var clientCount: Int { clients.count }
 
+    /// What the server holds for its clients: connections, queued bytes, filter sets, pending waits. All
+    /// four return to zero once every client has gone (the fuzzers check it after every input).
+    public var resourcesHeld: (clients: Int, queuedBytes: Int, filterSets: Int, waits: Int) {
+        (clients.count, account.bytes, filters.count, waits.count)
+    }
+
     /// What to poll: the listener (unless accepting is paused) and every client (for writing when it has
     /// queued output).
     public func descriptors(now: UInt64) -> [pollfd] {

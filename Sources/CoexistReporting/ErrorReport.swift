@@ -75,7 +75,7 @@ public struct ErrorReport: Sendable {
     private static func exitCode(_ error: BridgeError) -> ExitCode {
         switch error {
         case .modelMismatch: .configuration
-        case .bothSidesHaveData, .unmirrorable: .dataError
+        case .bothSidesHaveData, .unmirrorable, .sharedIdentity: .dataError
         }
     }
 

@@ -66,7 +66,8 @@ do {
     var previous: ObjectID?
     for index in 0..<count {
         try store.save(SaveMetadata(author: author, processName: "coexist-test-helper")) { save in
-            let bytes = (0..<16).map { UInt8(truncatingIfNeeded: (index + Int(getpid()) * 7) >> ($0 % 4 * 8)) }
+            // A random UUID, as an app makes: equal ids across writer runs would be parked by the bridge.
+            let bytes = (0..<16).map { _ in UInt8.random(in: 0...255) }
             let task = try save.insert(
                 "Task",
                 ["id": .uuid(bytes), "title": .string("\(author) \(index)"), "createdAt": .date(Double(index))]

@@ -270,7 +270,7 @@ struct EventFixture {
         let used = Self.cpuTicks(pid) - before
         #expect(used < 30, "coexistd used \(used) of 100 CPU ticks in a second while out of descriptors")
         guard daemon.process.isRunning else {
-            let log = String(decoding: daemon.stderr.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            let log = daemon.log
             Issue.record("coexistd exited (\(daemon.process.terminationStatus)): \(log)")
             return
         }
@@ -279,7 +279,7 @@ struct EventFixture {
         let late = try SocketClient(path: daemon.socket)
         #expect(try late.request(#"{"op":"ping"}"#)["type"] as? String == "pong")
         let status = daemon.stop()
-        let log = String(decoding: daemon.stderr.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let log = daemon.log
         #expect(status == 0, "\(log)")
         if !FileManager.default.fileExists(atPath: "/run/systemd/journal/socket") {
             #expect(log.contains("cannot accept connections"), "\(log)")

@@ -96,7 +96,7 @@ import Glibc
                 #expect(unlink(path) == 0)
             }
             let status = daemon.stop(after: 10)
-            let log = String(decoding: daemon.stderr.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            let log = daemon.log
             #expect(status == 74, "replaced: \(replace): \(log)")
             #expect(log.contains(replace ? "was replaced" : "was deleted"), "\(log)")
             #expect(log.split(separator: "\n").count < 10, "no log storm: \(log)")
@@ -127,9 +127,30 @@ import Glibc
             try save.insert("Task", ["id": DemoStore.uuid(251), "title": .string("late"), "createdAt": .date(0)])
         }
         let status = daemon.stop(after: 10)
-        let log = String(decoding: daemon.stderr.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let log = daemon.log
         #expect(status == 65, "\(log)")
         #expect(log.contains("truncated") || log.contains("malformed"), "\(log)")
         #expect(log.split(separator: "\n").count < 20, "no log storm: \(log)")
+    }
+
+    /// Legacy objects sharing an id: `status` counts the parked ones (it said 0 when they were merged).
+    @Test func statusCountsObjectsParkedForASharedId() throws {
+        let directory = try TemporaryDirectory()
+        let shared = try SharedStore.create(in: directory)
+        try shared.legacy.save(SaveMetadata(author: "old-app")) { save in
+            for index in 0..<30 {
+                _ = try save.insert(
+                    "Task",
+                    ["id": DemoStore.uuid(UInt8(index % 20)), "title": .string("t\(index)"), "createdAt": .date(0)]
+                )
+            }
+        }
+        let daemon = try DaemonProcess(database: shared.legacy.path, directory: directory)
+        let status = try SocketClient(path: daemon.socket).request(#"{"op":"status"}"#)
+        #expect(status["parked"] as? Int == 10, "\(status)")
+        #expect(daemon.stop() == 0)
+        let verify = try ProductProcess.run("coexistctl", ["verify", shared.legacy.path])
+        #expect(verify.status == 1)
+        #expect(verify.stdout.contains("10 differences"), "\(verify.stdout)")
     }
 }

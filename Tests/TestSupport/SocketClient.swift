@@ -76,10 +76,14 @@ public final class SocketClient: @unchecked Sendable {
 }
 
 /// A running coexistd for a test, stopped (SIGTERM) when released.
+///
+/// Its standard error goes to a file (``log``): a pipe nobody reads would fill up and block the daemon's
+/// next log line.
 public final class DaemonProcess {
     public let process = Process()
     public let socket: String
-    public let stderr = Pipe()
+    /// The file standard error goes to.
+    public let logPath: String
 
     /// Starts coexistd on `database` with a socket in `directory` and extra options.
     /// With `openFilesLimit`, it runs under that `RLIMIT_NOFILE` (soft and hard, set by bash's `ulimit`, after
@@ -111,9 +115,19 @@ public final class DaemonProcess {
         var env = ProcessInfo.processInfo.environment
         for (key, value) in environment { env[key] = value }
         process.environment = env
-        process.standardError = stderr
+        logPath = directory.file("coexistd-\(UInt32.random(in: 0...UInt32.max)).log")
+        guard FileManager.default.createFile(atPath: logPath, contents: nil),
+            let logFile = FileHandle(forWritingAtPath: logPath)
+        else { throw CocoaError(.fileWriteUnknown) }
+        process.standardError = logFile
         process.standardOutput = FileHandle.nullDevice
         try process.run()
+        try logFile.close()
+    }
+
+    /// What the daemon wrote to standard error so far.
+    public var log: String {
+        String(decoding: FileManager.default.contents(atPath: logPath) ?? Data(), as: UTF8.self)
     }
 
     /// Sends SIGTERM and waits; returns the exit status.

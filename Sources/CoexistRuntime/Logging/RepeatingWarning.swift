@@ -1,3 +1,7 @@
+#if canImport(Glibc)
+internal import Glibc
+#endif
+
 /// A warning that may repeat many times a second (a failing checkpoint, a failing publish): the first
 /// occurrence is logged at once, later ones at most once per interval with how many were held back, and a
 /// recovery is logged once. A failure loop therefore costs a few log lines, never a log storm.
@@ -35,5 +39,25 @@ public struct RepeatingWarning: Sendable {
         occurrences = 0
         heldBack = 0
         lastLogged = nil
+    }
+}
+
+/// A ``RepeatingWarning`` with its logger and the monotonic clock, for one thread's use: `warn` logs the
+/// first line at once and then at most one line per interval, saying how many were held back.
+public final class RateLimitedWarnings: @unchecked Sendable {
+    private var warning: RepeatingWarning
+    private let logger: Logger
+
+    /// Warnings to `logger`, at most one line per `interval` nanoseconds (default 10 s).
+    public init(logger: Logger, interval: UInt64 = 10_000_000_000) {
+        self.logger = logger
+        warning = RepeatingWarning(interval: interval)
+    }
+
+    /// Logs `message`, or counts it when a line was logged within the interval.
+    public func warn(_ message: String) {
+        var time = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &time)
+        warning.occurred(message, logger: logger, now: UInt64(time.tv_sec) * 1_000_000_000 + UInt64(time.tv_nsec))
     }
 }
