@@ -8,6 +8,7 @@ enum BenchCommand {
                              [--event-rate N] [--fanout-seconds N] [--queue-limit N] [--backlog N]
                              [--idle-seconds N]
                coexist-bench crash [--rounds N] [--writes N] [--seed N] [--model PATH]
+               coexist-bench soak [--minutes N | --seconds N] [--subscribers N] [--rate N] [--model PATH]
 
           latency          commit → subscriber event and commit → mirror event, each direction
                            (--count transactions at --rate per second; defaults 10000 and 1000)
@@ -27,6 +28,11 @@ enum BenchCommand {
           crash            SIGKILLs coexistd --rounds times (default 200) while two random writers make
                            --writes saves each (default 400), then checks that nothing was lost, doubled or
                            echoed; one summary line, exit 1 on a failure
+          soak             --minutes (default 30; or --seconds) of a writer on each side (--rate one-row
+                           transactions per second each, default 100), --subscribers peers (default 200:
+                           half fast, a fifth slow, a tenth each never-reading, reconnecting, hostile) and a
+                           SIGHUP every 10 s; every honest subscriber must get every transaction once, in
+                           order, and the daemon's RSS must stay flat after the warm-up; exit 1 otherwise
 
           --model PATH     the model (default: config/TaskModel.xcdatamodeld)
         """
@@ -37,7 +43,7 @@ enum BenchCommand {
             flags: ["help"],
             options: [
                 "model", "count", "rate", "rows", "idle-seconds", "rounds", "writes", "seed", "changes", "backlog",
-                "subscribers", "event-rate", "fanout-seconds", "queue-limit",
+                "subscribers", "event-rate", "fanout-seconds", "queue-limit", "minutes", "seconds",
             ]
         )
         if parsed.flag("help") {
@@ -45,7 +51,7 @@ enum BenchCommand {
             return .success
         }
         let scenario = try parsed.positionals(min: 0, max: 1).first ?? "all"
-        let known = ["latency", "throughput", "write-overhead", "fan-out", "catch-up", "idle", "all", "crash"]
+        let known = ["latency", "throughput", "write-overhead", "fan-out", "catch-up", "idle", "all", "crash", "soak"]
         guard known.contains(scenario) else { throw ArgumentParser.UsageError("unknown scenario \(scenario)") }
         let model = parsed.option("model") ?? "config/TaskModel.xcdatamodeld"
         func number(_ name: String, _ fallback: Int) throws -> Int {
@@ -63,6 +69,16 @@ enum BenchCommand {
                 seed: UInt64(try number("seed", 1))
             )
             StandardStreams.out(Report.crash(result))
+            return result.passed ? .success : .failure
+        }
+        if scenario == "soak" {
+            let result = try SoakScenario.run(
+                modelPath: model,
+                seconds: parsed.option("seconds") != nil ? try number("seconds", 60) : try number("minutes", 30) * 60,
+                subscribers: try number("subscribers", 200),
+                rate: try number("rate", 100)
+            )
+            StandardStreams.out(Report.soak(result))
             return result.passed ? .success : .failure
         }
         var report = Report()

@@ -139,6 +139,25 @@ struct Report {
             + "last token, verify \(result.verifyEqual ? "equal" : "DIFFERENT")"
     }
 
+    /// The soak's one-line summary and its JSON.
+    static func soak(_ result: SoakScenario.Result) -> String {
+        let line =
+            "soak: \(result.passed ? "passed" : "FAILED"): \(result.seconds) s, \(result.subscribers) subscribers, "
+            + "\(result.transactions) transactions, \(result.complete) of \(result.honest) honest subscribers complete "
+            + "(\(result.missing) missing, \(result.disordered) out of order, \(result.lags) lags resumed), "
+            + "\(result.hostileConnections) hostile connections, \(result.reloads) SIGHUPs; daemon RSS "
+            + "\(result.rssWarm) kB after warm-up, max \(result.rssMax), end \(result.rssEnd) "
+            + "(\(result.flat ? "flat" : "GROWING")), CPU \((result.cpuPercent * 10).rounded() / 10) %"
+        let json =
+            #"{"soak":{"seconds":\#(result.seconds),"subscribers":\#(result.subscribers),"honest":\#(result.honest),"#
+            + #""complete":\#(result.complete),"missing":\#(result.missing),"disordered":\#(result.disordered),"#
+            + #""lags":\#(result.lags),"transactions":\#(result.transactions),"reloads":\#(result.reloads),"#
+            + #""hostileConnections":\#(result.hostileConnections),"rssWarmKilobytes":\#(result.rssWarm),"#
+            + #""rssMaxKilobytes":\#(result.rssMax),"rssEndKilobytes":\#(result.rssEnd),"flat":\#(result.flat),"#
+            + #""cpuPercent":\#(result.cpuPercent),"passed":\#(result.passed)}}"#
+        return line + "\n" + json
+    }
+
     var table: String {
         let first = rows.map(\.0.count).max() ?? 0
         let second = rows.map(\.1.count).max() ?? 0

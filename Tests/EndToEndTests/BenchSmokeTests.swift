@@ -93,6 +93,17 @@ import Testing
         #expect(result.stdout.hasPrefix("crash: passed: 12 SIGKILL rounds"), "seed \(seed): \(result.stdout)")
     }
 
+    /// The soak, short: honest subscribers complete, hostile ones closed, RSS reported.
+    @Test func soakShortRun() throws {
+        let result = try ProductProcess.run(
+            "coexist-bench",
+            ["soak", "--seconds", "6", "--subscribers", "20", "--rate", "50", "--model", Fixtures.demoModel]
+        )
+        #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
+        #expect(result.stdout.hasPrefix("soak: passed: 6 s, 20 subscribers"), "\(result.stdout)")
+        #expect(result.stdout.contains("\"missing\":0"))
+    }
+
     /// Backlogs are mirrored completely (the scenario itself checks every row arrived) and measured.
     @Test func throughputAndCatchUpReport() throws {
         let throughput = try summary(["throughput", "--changes", "200"])

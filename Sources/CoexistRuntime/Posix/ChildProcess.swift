@@ -40,6 +40,15 @@ public final class ChildProcess {
         return result
     }
 
+    /// Whether the child has ended (collecting its status without waiting).
+    public var hasExited: Bool {
+        if status != nil { return true }
+        var raw: Int32 = 0
+        guard waitpid(pid, &raw, WNOHANG) == pid else { return false }
+        status = (raw & 0x7F) == 0 ? (raw >> 8) & 0xFF : 128 + (raw & 0x7F)
+        return true
+    }
+
     /// Waits for the child to end; returns its exit status and its peak resident set size in KiB.
     ///
     /// The peak is the kernel's high-water mark of the child's own memory (`VmHWM`), read every 10 ms until
