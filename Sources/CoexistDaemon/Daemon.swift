@@ -315,65 +315,6 @@ public final class Daemon {
         )
     }
 
-    func statusLine() -> String {
-        let cursor = ((try? engine?.cursor()) ?? nil) ?? 0
-        let last = (try? engine?.lastToken()) ?? 0
-        let shared = worker?.shared.withLock { $0 } ?? BridgeWorker.Shared()
-        return "cursor \(cursor), lag \(max(0, last - cursor)), \((rate * 10).rounded() / 10) tx/s, "
-            + "\(shared.mirrored) mirrored, \(shared.conflicts) conflicts, "
-            + "\(((try? engine?.parkedCount()) ?? nil) ?? shared.parked) parked"
-            + (shared.lastError.map { ", retrying: \($0)" } ?? "")
-    }
-
-    func updateStatus(_ now: UInt64) {
-        refreshRate(now)
-        let changed = worker?.shared.withLock { shared in
-            defer { shared.changed = false }
-            return shared.changed
-        }
-        guard notifier.isEnabled, changed == true || rate > 0 else { return }
-        notifier.status(statusLine())
-    }
-
-    /// The mirroring rate since the last refresh (at most once a second).
-    func refreshRate(_ now: UInt64) {
-        guard now >= statusAt + 1_000_000_000 else { return }
-        let elapsed = Double(now - statusAt) / 1e9
-        let handled = worker?.shared.withLock { shared in
-            defer { shared.handledSinceStatus = 0 }
-            return shared.handledSinceStatus
-        }
-        rate = Double(handled ?? 0) / elapsed
-        statusAt = now
-    }
-
-    /// SIGHUP: re-reads the configuration; applies what can change at run time, names what needs a restart.
-    func reload() {
-        notifier.reloading()
-        do {
-            let fresh = try DaemonConfiguration.load(file: configFile, commandLine: commandLine)
-            let (reloadable, restart) = fresh.changes(from: configuration)
-            configuration.bridge.conflictPolicy = fresh.bridge.conflictPolicy
-            configuration.bridge.batchSize = fresh.bridge.batchSize
-            configuration.bridge.initialSyncChunk = fresh.bridge.initialSyncChunk
-            configuration.historyRetention = fresh.historyRetention
-            configuration.pollInterval = fresh.pollInterval
-            configuration.logLevel = fresh.logLevel
-            configuration.limits = fresh.limits
-            configuration.consumerExpiry = fresh.consumerExpiry
-            server?.limits = fresh.limits
-            logger.level = fresh.logLevel
-            engine?.configuration = configuration.bridge
-            worker?.update(settings)
-            if !reloadable.isEmpty { logger.notice("reloaded: \(reloadable.joined(separator: ", "))") }
-            if !restart.isEmpty { logger.warning("these changes need a restart: \(restart.joined(separator: ", "))") }
-            if reloadable.isEmpty && restart.isEmpty { logger.notice("reloaded: nothing changed") }
-        } catch {
-            logger.error("reload failed, keeping the running configuration: \(error)")
-        }
-        notifier.ready(status: statusLine())
-    }
-
     func shutdown() {
         notifier.stopping(status: "stopping at cursor \(((try? engine?.cursor()) ?? nil) ?? 0)")
         server?.shutdown()

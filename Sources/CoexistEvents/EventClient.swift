@@ -188,19 +188,7 @@ final class EventClient {
     var wantsToWrite: Bool { outputHead < output.count }
 
     /// Drops queued events not yet started, keeping a partly written message whole.
-    func dropUnsentEvents() {
-        var kept: [WireLine] = []
-        for (index, line) in output[outputHead...].enumerated()
-        where line.token == nil || (index == 0 && outputOffset > 0) {
-            kept.append(line)
-        }
-        output = kept
-        outputHead = 0
-        queuedEvents = kept.reduce(0) { $0 + $1.events }
-        let bytes = kept.reduce(0) { $0 + $1.count }
-        account.bytes += bytes - queuedBytes
-        queuedBytes = bytes
-    }
+    func dropUnsentEvents() { keepUnsent { $0.token == nil } }
 
     func recordError(limit: Int) {
         errors += 1
@@ -209,8 +197,15 @@ final class EventClient {
 
     /// Drops everything queued and not yet started (the connection is closing for being over a budget),
     /// keeping a partly written message whole.
-    func dropUnsent() {
-        let kept = outputHead < output.count && outputOffset > 0 ? [output[outputHead]] : []
+    func dropUnsent() { keepUnsent { _ in false } }
+
+    /// Keeps, of what is queued and not yet started, the messages `keep` accepts (and a partly written one
+    /// always); recounts what is queued.
+    private func keepUnsent(_ keep: (WireLine) -> Bool) {
+        var kept: [WireLine] = []
+        for (index, line) in output[outputHead...].enumerated() where keep(line) || (index == 0 && outputOffset > 0) {
+            kept.append(line)
+        }
         output = kept
         outputHead = 0
         queuedEvents = kept.reduce(0) { $0 + $1.events }
