@@ -44,11 +44,13 @@ public enum BridgeError: Error, Sendable, CustomStringConvertible {
     /// A legacy object's identity attribute holds the identity another object already has in the new
     /// schema (Core Data does not require it to be unique); names both objects.
     case sharedIdentity(String)
+    /// The bridge has never run on the store: its tables and the new schema do not exist yet.
+    case notBridged(String)
 
     public var description: String {
         switch self {
         case .modelMismatch(let text), .bothSidesHaveData(let text), .unmirrorable(let text),
-            .sharedIdentity(let text):
+            .sharedIdentity(let text), .notBridged(let text):
             text
         }
     }

@@ -55,11 +55,15 @@ public final class SyncEngine {
     ///
     /// - Parameter model: the configured model; nil to use the store's own. When given, it must describe the
     ///   same entities and properties as the store's model, or ``BridgeError/modelMismatch(_:)`` names both.
+    ///
+    /// With `readOnly`, nothing is created (for `verify` on a read-only connection): a store the bridge never
+    /// ran on throws ``BridgeError/notBridged(_:)``.
     public init(
         connection: Connection,
         model: Model?,
         overrides: SchemaOverrides = SchemaOverrides(),
-        configuration: BridgeConfiguration = BridgeConfiguration()
+        configuration: BridgeConfiguration = BridgeConfiguration(),
+        readOnly: Bool = false
     ) throws {
         self.connection = connection
         self.configuration = configuration
@@ -81,10 +85,19 @@ public final class SyncEngine {
         new = try NewStore(connection: connection, model: resolved, overrides: overrides)
         let newStore = new
         identities = IdentityMap(connection: connection, model: resolved, schema: newStore.schema)
-        try connection.write {
-            try newStore.createSchema()
-            try HistoryTables.ensure(connection, tombstones: 0)
-            try BridgeTables.create(connection)
+        if readOnly {
+            guard try connection.tableExists("coexist_bridge"), try newStore.schemaExists() else {
+                throw BridgeError.notBridged(
+                    "\(connection.path): the bridge has never run on this store (no coexist_bridge table or new "
+                        + "schema): there is nothing to compare yet; coexistd creates both on its first start"
+                )
+            }
+        } else {
+            try connection.write {
+                try newStore.createSchema()
+                try HistoryTables.ensure(connection, tombstones: 0)
+                try BridgeTables.create(connection)
+            }
         }
         reader = try HistoryReader(connection: connection, decoder: StoreChangeDecoder(store: legacy))
     }

@@ -42,9 +42,12 @@ final class EventClient {
     var inputSince: UInt64?
     /// Bytes queued and not yet written (events, replies, heartbeats).
     private(set) var queuedBytes = 0
-    /// When the connection started closing (an error, a lag): a peer that does not read what it was told
-    /// is closed after a grace period anyway.
+    /// While closing (an error, a lag, a budget): since when the peer has read nothing of what it was told
+    /// (``writtenBytes`` was ``writtenAtCheck`` then); past the request timeout it is closed anyway.
     var closingSince: UInt64?
+    var writtenAtCheck = 0
+    /// Bytes written to the socket so far.
+    private(set) var writtenBytes = 0
     /// Queued messages; those before `outputHead` are written, and `outputOffset` bytes of the one at it.
     var output: [WireLine] = []
     var outputHead = 0
@@ -165,6 +168,7 @@ final class EventClient {
     }
 
     private func advance(by written: Int) {
+        writtenBytes &+= written
         var left = written
         while left > 0 {
             let line = output[outputHead]

@@ -276,14 +276,29 @@ extension EventServer {
 
     /// Periodic work: backlogs, `wait` replies, request timeouts, heartbeats.
     public func tick(now: UInt64) {
-        for client in Array(clients.values) {
-            if client.closing {
-                // A peer that does not read what it was told is not kept waiting for.
-                let since = client.closingSince ?? now
-                client.closingSince = since
-                if now >= since + Self.closeGrace { client.closed = true }
+        // Backlogs are filled within a time budget per tick, starting where the last tick stopped, so that
+        // many catching-up subscribers cannot hold the thread (the rest wait for the next tick).
+        let started = ContinuousClock.now
+        var ordered = Array(clients.values).sorted { $0.descriptor < $1.descriptor }
+        if let split = ordered.firstIndex(where: { $0.descriptor > backlogCursor }) {
+            ordered = Array(ordered[split...] + ordered[..<split])
+        }
+        var backlogBudgetLeft = true
+        for client in ordered {
+            if client.closing && !client.wantsToWrite {
+                client.closed = true  // everything it was told is written
+            } else if client.closing {
+                // A peer that reads nothing of what it was told for as long as a request may take to arrive
+                // is not waited for any longer; one that reads, however slowly, gets all of it.
+                if client.closingSince == nil || client.writtenBytes != client.writtenAtCheck {
+                    client.closingSince = now
+                    client.writtenAtCheck = client.writtenBytes
+                }
+                if let since = client.closingSince, now >= since + limits.requestTimeout { client.closed = true }
             }
-            if client.subscription?.live == false {
+            if client.subscription?.live == false && backlogBudgetLeft {
+                backlogCursor = client.descriptor
+                backlogBudgetLeft = ContinuousClock.now - started < Self.backlogTickBudget
                 do {
                     try inOneSnapshot { try fillBacklog(client) }
                 } catch {

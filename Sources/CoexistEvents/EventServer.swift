@@ -53,9 +53,8 @@ public final class EventServer {
         public init() {}
     }
 
-    /// A closing connection (after errors, a lag, a budget) that does not read what it was told is closed
-    /// this long after anyway (nanoseconds).
-    static let closeGrace: UInt64 = 1_000_000_000
+    /// The time one tick spends filling backlogs, across all catching-up subscribers.
+    static let backlogTickBudget = Duration.milliseconds(5)
     /// A catching-up subscriber is given more of its backlog only while less than this is queued for it:
     /// the backlog is read from the history at the subscriber's pace, never held for it in memory.
     static let backlogHighWater = 256 << 10
@@ -80,6 +79,8 @@ public final class EventServer {
     var filters = FilterSets()
     /// Bytes queued for all clients.
     let account = QueueAccount()
+    /// The client whose backlog the last tick filled last (the next tick starts after it).
+    var backlogCursor: Int32 = -1
     /// When accepting failed for want of descriptors: the listener is not polled before this.
     var acceptPausedUntil: UInt64 = 0
     var acceptWarnedAt: UInt64 = 0
@@ -131,10 +132,12 @@ public final class EventServer {
         guard let client = clients[descriptor.fd] else { return false }
         if descriptor.revents & Int16(POLLOUT) != 0 { client.flush() }
         if descriptor.revents & Int16(POLLIN | POLLHUP | POLLERR) != 0 {
-            for line in client.readLines(limit: limits.maxLineLength, now: now) where !client.closing || client.closed {
+            // Nothing more is answered once the connection is closing (after errors, over a budget).
+            for line in client.readLines(limit: limits.maxLineLength, now: now) where !client.closing {
                 respond(client, line, now: now)
             }
         }
+        if client.closing && !client.wantsToWrite { client.closed = true }
         if client.closed { remove(client) }
         return true
     }

@@ -76,6 +76,7 @@ public struct ErrorReport: Sendable {
         switch error {
         case .modelMismatch: .configuration
         case .bothSidesHaveData, .unmirrorable, .sharedIdentity: .dataError
+        case .notBridged: .failure
         }
     }
 

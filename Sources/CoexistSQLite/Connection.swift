@@ -1,5 +1,9 @@
 internal import CSQLite
 
+#if canImport(Glibc)
+internal import Glibc
+#endif
+
 /// One SQLite connection: the single owner of a `sqlite3*` handle and of its prepared statements.
 ///
 /// A connection is not `Sendable`: confine it to one task, thread or actor. Opening applies
@@ -10,6 +14,8 @@ public final class Connection {
     public let path: String
     /// The options the connection was opened with.
     public let options: OpenOptions
+    /// A read-only connection opened read-write with `PRAGMA query_only` (see ``init(path:options:)``).
+    let queryOnly: Bool
     let handle: OpaquePointer
     private let busyState: BusyHandlerState
     /// See ``manageCheckpoints()``.
@@ -26,7 +32,13 @@ public final class Connection {
         self.path = path
         self.options = options
         var flags = SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE
+        // A read-only connection to a WAL database leaves a `-wal` and `-shm` behind when there were none.
+        // With no `-wal` beside the file, it opens read-write with `query_only` instead (SQLite refuses every
+        // write), so that closing as the last connection removes the empty WAL it made: the folder is left
+        // as it was found.
+        queryOnly = options.access == .readOnly && access(path + "-wal", F_OK) != 0 && access(path, W_OK) == 0
         switch options.access {
+        case .readOnly where queryOnly: flags |= SQLITE_OPEN_READWRITE
         case .readOnly: flags |= SQLITE_OPEN_READONLY
         case .readWrite: flags |= SQLITE_OPEN_READWRITE
         case .readWriteCreate: flags |= SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE
@@ -52,6 +64,7 @@ public final class Connection {
     }
 
     private func configure() throws(SQLiteError) {
+        if queryOnly { try execute("PRAGMA query_only=ON") }
         // Reading the schema now turns "file is not a database" into an open-time error.
         try execute("SELECT count(*) FROM sqlite_master")
         if options.access != .readOnly {

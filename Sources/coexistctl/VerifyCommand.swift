@@ -12,7 +12,8 @@ enum VerifyCommand: Subcommand {
         usage: coexistctl verify [STORE | --database PATH | --config FILE] [--model PATH] [--json] [--limit N]
 
         Compares the Core Data tables and the new schema object by object: identity, every attribute after
-        conversion, every relationship. Prints the differences; exits 0 when there is none, 1 otherwise.
+        conversion, every relationship. Prints the differences; exits 0 when there is none, 1 otherwise (and
+        1 with one line for a store the bridge has never run on). Opens the store read-only: it writes nothing.
         --json prints {equal, objects: {legacy, new}, differences: [...], differenceCount}.
         """
 
@@ -20,11 +21,16 @@ enum VerifyCommand: Subcommand {
         let parsed = try ArgumentParser(arguments, flags: ["json"], options: ["model", "database", "config", "limit"])
         let target = try StoreTarget(parsed)
         let limit = Int(parsed.option("limit") ?? "1000") ?? 1_000
-        // Checked read-only first: a file that is not a Core Data store is refused untouched.
+        // Read means read: the store is opened read-only, and nothing is created in it.
         _ = try LegacyStore(path: target.database, options: .readOnly)
-        let connection = try Connection(path: target.database, options: OpenOptions(access: .readWrite))
+        let connection = try Connection(path: target.database, options: .readOnly)
         let model = try target.model.map { try XCDataModelReader.read(path: $0) }
-        let engine = try SyncEngine(connection: connection, model: model, overrides: target.overrides)
+        let engine = try SyncEngine(
+            connection: connection,
+            model: model,
+            overrides: target.overrides,
+            readOnly: true
+        )
         let report = try Verifier(engine: engine, limit: limit).run()
         if parsed.flag("json") {
             StandardStreams.out(try JSONOutput.encode(report))

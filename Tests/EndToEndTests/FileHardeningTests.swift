@@ -153,4 +153,19 @@ import Glibc
         #expect(verify.status == 1)
         #expect(verify.stdout.contains("10 differences"), "\(verify.stdout)")
     }
+
+    /// `verify` and `inspect` on a Core Data store the bridge never ran on: verify says so in one line
+    /// (exit 1), and the folder is left as it was: no new table, no `-wal` or `-shm` left behind.
+    @Test func readCommandsLeaveAnUnbridgedStoreAsItWas() throws {
+        let directory = try TemporaryDirectory()
+        let path = try directory.copy(Fixtures.sampleModelV1)
+        let listing = { try FileManager.default.contentsOfDirectory(atPath: directory.path).sorted() }
+        let before = (try listing(), Self.bytes(path))
+        let verify = try ProductProcess.run("coexistctl", ["verify", path])
+        #expect(verify.status == 1, "\(verify.stderr)")
+        #expect(verify.stderr.contains("the bridge has never run on this store"), "\(verify.stderr)")
+        #expect(try ProductProcess.run("coexistctl", ["inspect", path, "--json"]).status == 0)
+        #expect(try listing() == before.0)
+        #expect(Self.bytes(path) == before.1)
+    }
 }
