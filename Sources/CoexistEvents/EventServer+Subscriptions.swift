@@ -279,9 +279,12 @@ extension EventServer {
         // Backlogs are filled within a time budget per tick, starting where the last tick stopped, so that
         // many catching-up subscribers cannot hold the thread (the rest wait for the next tick).
         let started = ContinuousClock.now
-        var ordered = Array(clients.values).sorted { $0.descriptor < $1.descriptor }
-        if let split = ordered.firstIndex(where: { $0.descriptor > backlogCursor }) {
-            ordered = Array(ordered[split...] + ordered[..<split])
+        var ordered = Array(clients.values)
+        if ordered.contains(where: { $0.subscription?.live == false }) {
+            ordered.sort { $0.descriptor < $1.descriptor }
+            if let split = ordered.firstIndex(where: { $0.descriptor > backlogCursor }) {
+                ordered = Array(ordered[split...] + ordered[..<split])
+            }
         }
         var backlogBudgetLeft = true
         for client in ordered {
