@@ -145,6 +145,11 @@ struct Report {
             "soak: \(result.passed ? "passed" : "FAILED"): \(result.seconds) s, \(result.subscribers) subscribers, "
             + "\(result.transactions) transactions, \(result.complete) of \(result.honest) honest subscribers complete "
             + "(\(result.missing) missing, \(result.disordered) out of order, \(result.lags) lags resumed), "
+            + (result.incomplete.isEmpty
+                ? ""
+                : "incomplete: "
+                    + result.incomplete.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }
+                    .joined(separator: ", ") + "; ")
             + "\(result.hostileConnections) hostile connections, \(result.reloads) SIGHUPs; daemon RSS "
             + "\(result.rssWarm) kB after warm-up, max \(result.rssMax), end \(result.rssEnd) "
             + "(\(result.flat ? "flat" : "GROWING")), CPU \((result.cpuPercent * 10).rounded() / 10) %"

@@ -27,6 +27,8 @@ enum SoakScenario {
         var rssEnd: Int64
         var rssMax: Int64
         var cpuPercent: Double
+        /// Honest subscribers that missed transactions, by kind.
+        var incomplete: [String: Int] = [:]
 
         /// Flat: the highest RSS after the warm-up is within 10 % + 4 MB of the RSS when it ended.
         var flat: Bool { rssMax <= rssWarm + rssWarm / 10 + 4_096 }
@@ -125,6 +127,7 @@ enum SoakScenario {
                 result.complete += 1
             } else {
                 result.missing += max(0, expected - client.received)
+                result.incomplete[client.kind.rawValue, default: 0] += 1
             }
         }
         let warmUp = started + min(max(Int64(seconds) / 4, 30), Int64(seconds) / 2) * 1_000_000_000
