@@ -51,8 +51,13 @@ final class SoakClient {
 
     var isHonest: Bool { kind == .fast || kind == .slow || kind == .reconnecting }
 
-    /// Whether the loop should poll this client for reading.
-    var wantsRead: Bool { descriptor >= 0 && kind != .neverReading }
+    /// Whether the loop should poll this client for reading now (a slow one every 100 ms).
+    func wantsRead(now: Int64) -> Bool {
+        descriptor >= 0 && kind != .neverReading && (kind != .slow || draining || now >= nextRead)
+    }
+
+    /// When a slow client reads next.
+    var nextRead: Int64 = 0
 
     /// Connects (again) and sends what this kind sends first.
     func connect(now: Int64) {
@@ -78,7 +83,7 @@ final class SoakClient {
             nextAction = now + 60_000_000_000
         case .hostile:
             sendHostile(connections)
-            nextAction = now + 200_000_000
+            nextAction = now + 3_000_000_000  // then it leaves, if the server has not closed it
         }
     }
 
@@ -122,12 +127,13 @@ final class SoakClient {
             if now >= nextAction { connect(now: now) }
             return
         }
-        if kind == .neverReading && now >= nextAction { connect(now: now) }
+        if (kind == .neverReading || kind == .hostile) && now >= nextAction { connect(now: now) }
     }
 
     /// Reads what is there (a slow client at most 2 KiB a turn) and handles the complete lines.
     func read(now: Int64, buffer: inout [UInt8]) {
         let limit = kind == .slow && !draining ? 2_048 : buffer.count
+        if kind == .slow { nextRead = now + 100_000_000 }
         let count = buffer.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress, limit) }
         if count < 0 && (errno == EAGAIN || errno == EINTR) { return }
         guard count > 0 else {

@@ -139,7 +139,7 @@ enum SoakScenario {
 
     private static func pollOnce(_ clients: [SoakClient], now: Int64, buffer: inout [UInt8]) {
         for client in clients { client.tick(now: now) }
-        let reading = clients.filter(\.wantsRead)
+        let reading = clients.filter { $0.wantsRead(now: now) }
         var descriptors = reading.map { pollfd(fd: $0.descriptor, events: Int16(POLLIN), revents: 0) }
         guard poll(&descriptors, nfds_t(descriptors.count), 20) > 0 else { return }
         for (index, descriptor) in descriptors.enumerated() where descriptor.revents != 0 {
