@@ -30,7 +30,11 @@ import Glibc
         let path = try SharedStore.create(in: directory).legacy.path
         chmod(directory.path, 0o755)
         for suffix in ["", "-wal", "-shm"] { chmod(path + suffix, 0o644) }
-        var command = [ProductProcess.productsDirectory + "/coexistd", "--database", path, "--check-config"]
+        // A copy of the binary beside the store: the build folder may not be reachable by nobody.
+        let binary = directory.file("coexistd")
+        try FileManager.default.copyItem(atPath: ProductProcess.productsDirectory + "/coexistd", toPath: binary)
+        chmod(binary, 0o755)
+        var command = [binary, "--database", path, "--check-config"]
         command += ["--socket", directory.file("c.sock")]
         let program: String
         if getuid() == 0 {
