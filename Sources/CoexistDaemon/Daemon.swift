@@ -328,12 +328,3 @@ public final class Daemon {
         return directory.isEmpty ? "/" : directory
     }
 }
-
-/// CLOCK_MONOTONIC in nanoseconds.
-enum Monotonic {
-    static func now() -> UInt64 {
-        var time = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &time)
-        return UInt64(time.tv_sec) * 1_000_000_000 + UInt64(time.tv_nsec)
-    }
-}

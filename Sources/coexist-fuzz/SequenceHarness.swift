@@ -150,12 +150,3 @@ final class SequenceHarness {
         while buffer.withUnsafeMutableBytes({ read(client, $0.baseAddress, $0.count) }) > 0 {}
     }
 }
-
-/// CLOCK_MONOTONIC in nanoseconds.
-enum Monotonic {
-    static func now() -> UInt64 {
-        var time = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &time)
-        return UInt64(time.tv_sec) * 1_000_000_000 + UInt64(time.tv_nsec)
-    }
-}

@@ -1,7 +1,3 @@
-#if canImport(Glibc)
-internal import Glibc
-#endif
-
 /// A warning that may repeat many times a second (a failing checkpoint, a failing publish): the first
 /// occurrence is logged at once, later ones at most once per interval with how many were held back, and a
 /// recovery is logged once. A failure loop therefore costs a few log lines, never a log storm.
@@ -56,8 +52,6 @@ public final class RateLimitedWarnings: @unchecked Sendable {
 
     /// Logs `message`, or counts it when a line was logged within the interval.
     public func warn(_ message: String) {
-        var time = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &time)
-        warning.occurred(message, logger: logger, now: UInt64(time.tv_sec) * 1_000_000_000 + UInt64(time.tv_nsec))
+        warning.occurred(message, logger: logger, now: Monotonic.now())
     }
 }
