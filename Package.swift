@@ -144,6 +144,11 @@ let package = Package(
             swiftSettings: strict
         ),
         .testTarget(
+            name: "CoexistEventsTests",
+            dependencies: ["CoexistEvents"],
+            swiftSettings: strict
+        ),
+        .testTarget(
             name: "CoexistRuntimeTests",
             dependencies: ["CoexistRuntime", "TestSupport"],
             swiftSettings: strict

@@ -52,7 +52,7 @@ final class SequenceHarness {
         directory = String(cString: made)
         let model = try XCDataModelReader.decodeContents(Array(Self.model.utf8), file: "fuzz model")
         store = try StoreCreator.create(path: directory + "/Fuzz.sqlite", model: model)
-        for index in 0..<20 {
+        for index in 0..<12 {
             _ = try store.save(SaveMetadata(author: index % 2 == 0 ? "old-app" : "other")) { save in
                 _ = try save.insert(
                     "Task",
@@ -91,9 +91,9 @@ final class SequenceHarness {
     /// everything of the connection go.
     func run(_ bytes: [UInt8]) {
         inputs += 1
-        // A commit now and then (a bounded number: backlogs stay small), so that subscriptions have something
-        // to deliver.
-        if inputs % 97 == 0 && inputs < 5_000 {
+        // A commit now and then (a bounded number: backlogs stay small, a little over two backlog pages), so
+        // that subscriptions have something to deliver.
+        if inputs % 97 == 0 && inputs < 2_500 {
             _ = try? store.save(SaveMetadata(author: "old-app")) { save in
                 _ = try save.insert(
                     "Task",

@@ -1,0 +1,51 @@
+import CoexistEvents
+import Foundation
+import Testing
+
+/// The writer's strings must read back as the text written, whatever the text holds: every ASCII byte
+/// (the control characters, `"` and `\` among them), runs of them at either end, and UTF-8 above ASCII.
+@Suite struct JSONWriterTests {
+    private func roundTrip(_ text: String) throws -> String? {
+        var writer = JSONWriter()
+        writer.beginObject()
+        writer.key("text")
+        writer.string(text)
+        writer.key(text)
+        writer.integer(1)
+        writer.endObject()
+        let object = try JSONSerialization.jsonObject(with: Data(writer.line)) as? [String: Any]
+        #expect(object?[text] as? Int == 1, "the key \(text.debugDescription) did not read back")
+        return object?["text"] as? String
+    }
+
+    @Test func everyASCIICharacterReadsBack() throws {
+        for byte in UInt8(0)..<0x80 {
+            let character = String(decoding: [byte], as: UTF8.self)
+            for text in [character, "a\(character)b", "\(character)\(character)", "plain \(character)"] {
+                #expect(try roundTrip(text) == text, "byte \(byte)")
+            }
+        }
+    }
+
+    @Test func textAboveASCIIIsCopiedAsItIs() throws {
+        let texts = ["", "Grüße", "日本語のタスク", "emoji 🧪 \"quoted\" \\ tab\t", String(repeating: "é\n", count: 500)]
+        for text in texts { #expect(try roundTrip(text) == text) }
+    }
+
+    @Test func nestingAndExtremeIntegersAreWrittenExactly() throws {
+        var writer = JSONWriter()
+        writer.beginObject()
+        writer.key("type")
+        writer.string("event")
+        writer.key("values")
+        writer.beginArray()
+        writer.integer(-9_223_372_036_854_775_808)
+        writer.null()
+        writer.endArray()
+        writer.endObject()
+        #expect(
+            String(decoding: writer.line, as: UTF8.self)
+                == "{\"type\":\"event\",\"values\":[-9223372036854775808,null]}\n"
+        )
+    }
+}
