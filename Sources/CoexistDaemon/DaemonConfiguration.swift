@@ -83,6 +83,15 @@ public struct DaemonConfiguration: Sendable {
         return configuration
     }
 
+    /// Reads a configuration file and applies every entry (so an unknown key or a bad value is an error with
+    /// file:line), without the checks that look at the file system: for the commands that only need the
+    /// socket's path, which may be run by users who cannot read the database.
+    public static func read(file: String) throws(ConfigError) -> DaemonConfiguration {
+        var configuration = DaemonConfiguration()
+        for entry in try ConfigFile.read(path: file) { try configuration.apply(entry) }
+        return configuration
+    }
+
     /// Parses configuration text and applies every entry, without the checks that look at the file system
     /// (the database, the socket directory): for tests and fuzzing.
     public static func parse(_ text: String, file: String) throws(ConfigError) -> DaemonConfiguration {

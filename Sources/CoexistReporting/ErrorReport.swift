@@ -68,6 +68,7 @@ public struct ErrorReport: Sendable {
         case .notCoreDataStore, .invalidData, .validation: .dataError
         case .modelMismatch: .configuration
         case .conflict: .temporaryFailure
+        case .cannotCreate: .cannotCreate
         case .model(let error): error.kind == .missingFile ? .noInput : .dataError
         }
     }

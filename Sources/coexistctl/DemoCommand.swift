@@ -32,7 +32,7 @@ enum DemoCommand: Subcommand {
         let parsed = try ArgumentParser(arguments, flags: [], options: ["model", "directory", "steps"])
         _ = try parsed.positionals(min: 0, max: 0)
         let modelPath = parsed.option("model") ?? "config/TaskModel.xcdatamodeld"
-        let steps = max(1, Int(parsed.option("steps") ?? "3") ?? 3)
+        let steps = try parsed.integer("steps", in: 1...10_000, default: 3)
         let model = try XCDataModelReader.read(path: modelPath)
         let directory = try parsed.option("directory") ?? makeDirectory()
         let path = directory + "/Demo.sqlite"

@@ -2,15 +2,13 @@ import CoexistDaemon
 import CoexistRuntime
 import FoundationEssentials
 
-/// The daemon's socket for a command: `--socket PATH`, or the `socket` of `--config FILE`, or the default.
+/// The daemon's socket for a command: `--socket PATH`, else the `socket` of `--config FILE`, else the default.
+/// A configuration file named is read whole, so that one coexistd would refuse is refused here too (78,
+/// file:line), even when `--socket` overrides its socket as it would coexistd's.
 enum SocketTarget {
     static func path(_ parsed: ArgumentParser) throws -> String {
-        if let socket = parsed.option("socket") { return socket }
-        if let file = parsed.option("config") {
-            let entries = try ConfigFile.read(path: file)
-            return entries.last { $0.section == nil && $0.key == "socket" }?.value ?? DaemonConfiguration().socket
-        }
-        return DaemonConfiguration().socket
+        let configured = try parsed.option("config").map { try DaemonConfiguration.read(file: $0) }
+        return parsed.option("socket") ?? configured?.socket ?? DaemonConfiguration().socket
     }
 }
 
@@ -61,7 +59,7 @@ enum WaitCommand: Subcommand {
         guard let token = Int64(try parsed.positionals(min: 1, max: 1)[0]), token >= 0 else {
             throw ArgumentParser.UsageError("TOKEN is a non-negative integer")
         }
-        let timeout = Int(parsed.option("timeout") ?? "10000") ?? 10_000
+        let timeout = try parsed.integer("timeout", in: 0...600_000, default: 10_000)
         let client = try LineClient(path: try SocketTarget.path(parsed), timeout: 2)
         try client.send(#"{"op":"wait","token":\#(token),"timeout":\#(timeout)}"#)
         guard let reply = try client.readLine() else { return .unavailable }
@@ -87,12 +85,13 @@ enum TailCommand: Subcommand {
         let parsed = try ArgumentParser(
             arguments,
             flags: ["json", "mirrors", "values"],
-            options: ["socket", "config", "since", "entity", "side", "name", "count"]
+            options: ["socket", "config", "since", "side", "name", "count"],
+            repeatable: ["entity"]
         )
         _ = try parsed.positionals(min: 0, max: 0)
         var request = ["\"op\":\"subscribe\""]
         if let since = parsed.option("since") {
-            guard since == "now" || Int64(since) != nil else {
+            guard since == "now" || (Int64(since) ?? -1) >= 0 else {
                 throw ArgumentParser.UsageError("--since is a token or now")
             }
             request.append("\"since\":" + (since == "now" ? "\"now\"" : since))
@@ -101,11 +100,19 @@ enum TailCommand: Subcommand {
         if !entities.isEmpty {
             request.append("\"entities\":[" + entities.map { quote($0) }.joined(separator: ",") + "]")
         }
-        if let side = parsed.option("side") { request.append("\"sides\":[\(quote(side))]") }
+        if let side = parsed.option("side") {
+            guard side == "legacy" || side == "new" else {
+                throw ArgumentParser.UsageError("--side is legacy or new, not \"\(side)\"")
+            }
+            request.append("\"sides\":[\(quote(side))]")
+        }
         if parsed.flag("mirrors") { request.append("\"mirrors\":true") }
         if parsed.flag("values") { request.append("\"values\":true") }
-        if let name = parsed.option("name") { request.append("\"name\":\(quote(name))") }
-        let limit = Int(parsed.option("count") ?? "") ?? Int.max
+        if let name = parsed.option("name") {
+            guard !name.isEmpty else { throw ArgumentParser.UsageError("--name needs a consumer name") }
+            request.append("\"name\":\(quote(name))")
+        }
+        let limit = try parsed.integer("count", in: 1...Int.max, default: Int.max)
         let client = try LineClient(path: try SocketTarget.path(parsed), timeout: 2)
         try client.send("{" + request.joined(separator: ",") + "}")
         var seen = 0

@@ -67,6 +67,15 @@ enum HistoryCommand: Subcommand {
             guard let before = try integer(parsed.option("before"), name: "before") else {
                 throw ArgumentParser.UsageError("prune needs --before TOKEN")
             }
+            // Refuse anything but a Core Data store with persistent history before opening it for writing,
+            // so that a refused file is left exactly as it was.
+            let probe = try LegacyStore(path: path, model: model, modelPath: parsed.option("model"))
+            guard probe.hasHistory else {
+                throw LegacyStoreError.notCoreDataStore(
+                    path: path,
+                    reason: "no persistent-history tables (ATRANSACTION, ACHANGE)"
+                )
+            }
             let connection = try Connection(path: path)
             var bound = before - 1
             if try connection.tableExists("coexist_bridge") {

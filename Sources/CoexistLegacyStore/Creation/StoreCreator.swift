@@ -45,10 +45,7 @@ public enum StoreCreator {
         model: Model,
         options: Options = Options()
     ) throws(LegacyStoreError) -> LegacyStore {
-        var info = stat()
-        if stat(path, &info) == 0 {
-            throw .sqlite(SQLiteError(extendedCode: 1, message: "refusing to overwrite an existing file", path: path))
-        }
+        try reserve(path)
         let layout = LegacyTableLayout(model: model)
         do {
             let connection = try Connection(
@@ -96,12 +93,30 @@ public enum StoreCreator {
             guard mode?.lowercased() == "wal" else {
                 throw SQLiteError(extendedCode: 1, message: "could not switch the new store to WAL", path: path)
             }
-        } catch let error as SQLiteError {
-            throw .sqlite(error)
         } catch {
+            // The file did not exist before: what was made of it goes, rather than a half-made store.
+            for suffix in ["", "-wal", "-shm", "-journal"] { unlink(path + suffix) }
+            if let error = error as? SQLiteError { throw .sqlite(error) }
             throw .sqlite(SQLiteError(extendedCode: 1, message: "\(error)", path: path))
         }
         return try LegacyStore(path: path, model: model, options: OpenOptions())
+    }
+
+    /// Creates the empty file at `path`, exclusively (`O_EXCL`: never one that exists, not even a dangling
+    /// link), so that a failed creation may remove what it made and nothing else.
+    static func reserve(_ path: String) throws(LegacyStoreError) {
+        let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o644)
+        guard descriptor >= 0 else {
+            let reason =
+                switch errno {
+                case EEXIST: "a file is already there (create never overwrites one)"
+                case ENOENT, ENOTDIR: "its folder does not exist"
+                case EACCES, EPERM, EROFS: "its folder is not writable"
+                default: String(cString: strerror(errno))
+                }
+            throw .cannotCreate(path: path, reason: reason)
+        }
+        close(descriptor)
     }
 
     static func metadataPlist(model: Model, options: Options) -> [UInt8] {

@@ -21,6 +21,9 @@ public enum LegacyStoreError: Error, Sendable, CustomStringConvertible {
     /// The save breaks a rule of the model: a Deny delete rule, a missing mandatory value, a uniqueness
     /// constraint, a value out of range. `detail` names the object and the property. Nothing was written.
     case validation(path: String, detail: String)
+    /// A store cannot be created at `path`: a file is already there (creation never overwrites one), or its
+    /// folder is missing or not writable. Nothing was written.
+    case cannotCreate(path: String, reason: String)
 
     public var description: String {
         switch self {
@@ -34,6 +37,7 @@ public enum LegacyStoreError: Error, Sendable, CustomStringConvertible {
             "\(path): \(object) was changed by another writer (expected version \(expected), found "
                 + (found.map { "version \($0)" } ?? "it deleted") + ")"
         case .validation(let path, let detail): "\(path): \(detail)"
+        case .cannotCreate(let path, let reason): "\(path): cannot create the store: \(reason)"
         }
     }
 }

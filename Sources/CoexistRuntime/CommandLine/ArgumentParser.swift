@@ -1,6 +1,7 @@
 /// A small command-line parser: positional arguments, `--flag`, `--option value` and `--option=value`.
 ///
-/// Unknown options and missing values are usage errors (exit 64) that name the option.
+/// Unknown options, missing values and an option or flag given twice (unless declared repeatable) are usage
+/// errors (exit 64) that name the option: a command line never means something other than it says.
 public struct ArgumentParser: Sendable {
     /// A usage error, to be printed with the command's help line.
     public struct UsageError: Error, Sendable, CustomStringConvertible {
@@ -20,11 +21,13 @@ public struct ArgumentParser: Sendable {
     ///
     /// - Parameters:
     ///   - flags: options that take no value (`--json`).
-    ///   - options: options that take a value (`--model PATH`); they may repeat.
+    ///   - options: options that take a value (`--model PATH`), each at most once.
+    ///   - repeatable: options that take a value and may be given more than once (`--entity NAME`…).
     public init(
         _ arguments: [String],
         flags allowedFlags: Set<String>,
-        options allowedOptions: Set<String>
+        options allowedOptions: Set<String>,
+        repeatable: Set<String> = []
     ) throws(UsageError) {
         var index = 0
         var onlyPositionals = false
@@ -47,8 +50,11 @@ public struct ArgumentParser: Sendable {
             }
             if allowedFlags.contains(name) {
                 guard inlineValue == nil else { throw UsageError("--\(name) takes no value") }
-                flags.insert(name)
-            } else if allowedOptions.contains(name) {
+                guard flags.insert(name).inserted else { throw UsageError("--\(name) is given twice") }
+            } else if allowedOptions.contains(name) || repeatable.contains(name) {
+                guard repeatable.contains(name) || options[name] == nil else {
+                    throw UsageError("--\(name) is given twice")
+                }
                 if let inlineValue {
                     options[name, default: []].append(inlineValue)
                 } else {
@@ -65,8 +71,19 @@ public struct ArgumentParser: Sendable {
     /// Whether `--name` was given.
     public func flag(_ name: String) -> Bool { flags.contains(name) }
 
-    /// The last value of `--name`, or nil.
+    /// The value of `--name`, or nil (the last one of a repeatable option).
     public func option(_ name: String) -> String? { options[name]?.last }
+
+    /// The integer value of `--name` within `range`, or `fallback` when it is absent; any other text is a
+    /// usage error naming the option and the range.
+    public func integer(_ name: String, in range: ClosedRange<Int>, default fallback: Int) throws(UsageError) -> Int {
+        guard let text = option(name) else { return fallback }
+        guard let value = Int(text), range.contains(value) else {
+            let upper = range.upperBound == Int.max ? "" : " to \(range.upperBound)"
+            throw UsageError("--\(name) is an integer from \(range.lowerBound)\(upper), not \"\(text)\"")
+        }
+        return value
+    }
 
     /// Every value of a repeatable `--name`.
     public func values(_ name: String) -> [String] { options[name] ?? [] }
