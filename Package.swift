@@ -145,7 +145,7 @@ let package = Package(
         ),
         .testTarget(
             name: "CoexistEventsTests",
-            dependencies: ["CoexistEvents"],
+            dependencies: ["CoexistEvents", "CoexistHistory"],
             swiftSettings: strict
         ),
         .testTarget(

@@ -190,6 +190,7 @@ extension EventServer {
     /// Sends a catching-up subscriber its backlog from the database, a page at a time while its queue has
     /// room; switches it to live (with `end_of_backlog`) once it reaches what is published.
     func fillBacklog(_ client: EventClient) throws {
+        var fromRecord = true
         while var subscription = client.subscription, !subscription.live, client.queuedEvents < limits.queueLimit / 2,
             client.queuedBytes < Self.backlogHighWater
         {
@@ -211,6 +212,23 @@ extension EventServer {
                 client.closing = true
                 return
             }
+            // Recent transactions are given as they were encoded when published.
+            if fromRecord, !subscription.values, let cached = recent.after(subscription.position), !cached.isEmpty {
+                for entry in cached where entry.token <= published {
+                    guard let events = try entry.events ?? historyEvents(of: entry.token, after: subscription.position)
+                    else {
+                        fromRecord = false  // a hole no longer in the history: the history path decides
+                        break
+                    }
+                    guard deliver(events, to: client) else { return }
+                    subscription.position = entry.token
+                    if client.queuedBytes >= Self.backlogHighWater || client.queuedEvents >= limits.queueLimit / 2 {
+                        break
+                    }
+                }
+                client.subscription = subscription
+                continue
+            }
             // A few transactions at a time: the page is read again from the history when the socket took it.
             let page = try source.transactions(after: subscription.position, through: published, limit: 16)
             for transaction in page {
@@ -222,6 +240,15 @@ extension EventServer {
             if page.isEmpty { subscription.position = published }
             client.subscription = subscription
         }
+    }
+
+    /// The events (without values) of transaction `token`, read from the history; `position` is the token
+    /// before it.
+    private func historyEvents(of token: Int64, after position: Int64) throws -> [EncodedEvent]? {
+        guard let transaction = try source.transactions(after: position, through: token, limit: 1).first,
+            transaction.token == token
+        else { return nil }
+        return try source.events(transaction, values: false)
     }
 
     /// Gives live subscribers the events of every transaction committed since the last call, in token order.
@@ -245,11 +272,16 @@ extension EventServer {
             }
             let live = clients.values.filter { $0.subscription?.live == true }
             let wantsValues = live.contains { $0.subscription?.values == true }
+            // Subscribers catching up will want these events soon: they are encoded (and kept) even when no
+            // live subscriber takes them.
+            let catchingUp = clients.values.contains { $0.subscription?.live == false }
             for transaction in page {
                 let receivers = live.filter {
                     $0.subscription?.live == true && ($0.subscription?.position ?? .max) < transaction.token
                 }
-                let events = receivers.isEmpty ? [] : try source.events(transaction, values: wantsValues)
+                let encode = !receivers.isEmpty || catchingUp
+                let events = encode ? try source.events(transaction, values: wantsValues) : []
+                if encode { recent.add(token: transaction.token, after: published, events: events) }
                 var batch: WireLine?
                 var passes: [Int: Bool] = [:]  // by filter: does every event of the transaction pass it?
                 for client in receivers {

@@ -77,6 +77,8 @@ public final class EventServer {
     var knownCursor: Int64 = 0
     /// Filter sets shared by the subscriptions that use them, freed with the last one.
     var filters = FilterSets()
+    /// The events of the last published transactions, for backlogs that start among them.
+    var recent = RecentEvents()
     /// Bytes queued for all clients.
     let account = QueueAccount()
     /// The client whose backlog the last tick filled last (the next tick starts after it).
@@ -324,6 +326,7 @@ public final class EventServer {
                 ("lag", .integer(max(0, last - cursor))), ("published", .integer(published)),
                 ("clients", .integer(Int64(clients.count))), ("queuedBytes", .integer(Int64(account.bytes))),
                 ("filterSets", .integer(Int64(filters.count))), ("waits", .integer(Int64(waits.count))),
+                ("recentTransactions", .integer(Int64(recent.count))), ("recentBytes", .integer(Int64(recent.bytes))),
             ] + statusFields()
         )
     }

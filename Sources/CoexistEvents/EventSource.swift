@@ -19,6 +19,9 @@ public struct EncodedEvent: Sendable {
     /// The event line without values, and with them when asked for.
     public var plain: WireLine
     public var withValues: WireLine?
+    /// Whether the object's identity in both schemas (`id` and legacy `pk`) was known when it was encoded; an
+    /// object the bridge has not mirrored yet has one of them null, and a later reading may know it.
+    public var resolved = true
 }
 
 /// Turns history transactions into events: token, time, author, side, entity in both schemas, identity,
@@ -79,7 +82,8 @@ public final class EventSource {
                     change: change.type,
                     isMirror: isMirror,
                     plain: plain,
-                    withValues: withValues
+                    withValues: withValues,
+                    resolved: change.entity == nil || (id != nil && pk != nil)
                 )
             )
         }

@@ -152,13 +152,15 @@ struct Report {
                     .joined(separator: ", ") + "; ")
             + "\(result.hostileConnections) hostile connections, \(result.reloads) SIGHUPs; daemon RSS "
             + "\(result.rssWarm) kB after warm-up, max \(result.rssMax), end \(result.rssEnd) "
-            + "(\(result.flat ? "flat" : "GROWING")), CPU \((result.cpuPercent * 10).rounded() / 10) %"
+            + "(\(result.flat ? "flat" : "GROWING")), CPU \((result.cpuPercent * 10).rounded() / 10) %; RSS trend (kB) "
+            + result.rssTrend.map(String.init).joined(separator: " ")
         let json =
             #"{"soak":{"seconds":\#(result.seconds),"subscribers":\#(result.subscribers),"honest":\#(result.honest),"#
             + #""complete":\#(result.complete),"missing":\#(result.missing),"disordered":\#(result.disordered),"#
             + #""lags":\#(result.lags),"transactions":\#(result.transactions),"reloads":\#(result.reloads),"#
             + #""hostileConnections":\#(result.hostileConnections),"rssWarmKilobytes":\#(result.rssWarm),"#
             + #""rssMaxKilobytes":\#(result.rssMax),"rssEndKilobytes":\#(result.rssEnd),"flat":\#(result.flat),"#
+            + #""rssTrendKilobytes":[\#(result.rssTrend.map(String.init).joined(separator: ","))],"#
             + #""cpuPercent":\#(result.cpuPercent),"passed":\#(result.passed)}}"#
         return line + "\n" + json
     }

@@ -26,6 +26,8 @@ enum SoakScenario {
         var rssWarm: Int64
         var rssEnd: Int64
         var rssMax: Int64
+        /// kB at the start of each minute (each 10 s for runs under 5 minutes), to see a trend.
+        var rssTrend: [Int64] = []
         var cpuPercent: Double
         /// Honest subscribers that missed transactions, by kind.
         var incomplete: [String: Int] = [:]
@@ -134,6 +136,12 @@ enum SoakScenario {
         let afterWarmUp = samples.filter { $0.time >= warmUp }
         result.rssWarm = afterWarmUp.first?.rss ?? result.rssEnd
         result.rssMax = afterWarmUp.map(\.rss).max() ?? result.rssEnd
+        let step: Int64 = seconds < 300 ? 10_000_000_000 : 60_000_000_000
+        var mark = started
+        for sample in samples where sample.time >= mark {
+            result.rssTrend.append(sample.rss)
+            mark += step * ((sample.time - mark) / step + 1)
+        }
         return result
     }
 
