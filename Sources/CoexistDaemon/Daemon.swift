@@ -56,7 +56,10 @@ public final class Daemon {
     public func open() throws {
         let model = try Self.check(configuration)
         // Before any connection: the one descriptor of the file this process keeps (see its type).
-        identity = try DatabaseFileIdentity(path: configuration.database)
+        let identity = try DatabaseFileIdentity(path: configuration.database)
+        // One daemon per file: a second one would mirror every commit twice.
+        try identity.serveExclusively()
+        self.identity = identity
         let connection = try Connection(
             path: configuration.database,
             options: configuration.openOptions

@@ -51,6 +51,9 @@ public struct ErrorReport: Sendable {
         case let error as DatabaseFileIdentity.Changed:
             message = error.description
             exitCode = .ioError
+        case let error as DatabaseFileIdentity.Served:
+            message = error.description
+            exitCode = .temporaryFailure
         case let error as SystemError:
             message = error.description
             exitCode = Self.exitCode(error)

@@ -30,6 +30,24 @@ public final class DatabaseFileIdentity: @unchecked Sendable {
         }
     }
 
+    /// Another process already serves the file (it holds the exclusive lock).
+    public struct Served: Error, Sendable, Equatable, CustomStringConvertible {
+        /// The database path.
+        public var path: String
+        /// The process holding the lock, when the kernel says (`/proc/locks`).
+        public var holder: Int32?
+
+        /// Creates the error for `path`, served by `holder`.
+        public init(path: String, holder: Int32?) {
+            self.path = path
+            self.holder = holder
+        }
+
+        public var description: String {
+            "another coexistd (\(holder.map { "pid \($0)" } ?? "pid unknown")) serves \(path): one daemon per file"
+        }
+    }
+
     /// The database path.
     public let path: String
     private let descriptor: Int32
@@ -70,6 +88,39 @@ public final class DatabaseFileIdentity: @unchecked Sendable {
         // The WAL stays while any connection has the database open (this process has), so it may not go.
         guard let walNow else { throw Changed(path: path + "-wal", what: "deleted") }
         guard walNow == wal else { throw Changed(path: path + "-wal", what: "replaced") }
+    }
+
+    /// Takes the exclusive lock that says this process serves the file: `flock(2)` on the kept descriptor,
+    /// so the lock belongs to the file itself (a copy or a new file at the path is another file), lasts as
+    /// long as the process, and goes with it however it ends. `flock` locks are independent of the POSIX
+    /// locks SQLite takes, so no connection, here or in an app, is affected. Throws ``Served`` naming the
+    /// holder when another process has it.
+    public func serveExclusively() throws(Served) {
+        guard flock(descriptor, LOCK_EX | LOCK_NB) != 0 else { return }
+        throw Served(path: path, holder: lockHolder())
+    }
+
+    /// The pid holding a `flock` on this file, from `/proc/locks` (`FLOCK ADVISORY WRITE pid MAJ:MIN:INODE`,
+    /// the device numbers in hex).
+    private func lockHolder() -> Int32? {
+        guard let file = fopen("/proc/locks", "r") else { return nil }
+        defer { fclose(file) }
+        let device = UInt(database.device)
+        let major = ((device >> 8) & 0xfff) | ((device >> 32) & ~UInt(0xfff))
+        let minor = (device & 0xff) | ((device >> 12) & ~UInt(0xff))
+        var line = [CChar](repeating: 0, count: 512)
+        while fgets(&line, Int32(line.count), file) != nil {
+            let text = String(decoding: line.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            let fields = text.split(separator: " ", omittingEmptySubsequences: true)
+            // "N: FLOCK ADVISORY WRITE pid dev:inode start end"; waiting requests have "->" after "N:".
+            guard fields.count >= 6, fields[1] == "FLOCK", fields[3] == "WRITE" else { continue }
+            let file = fields[5].split(separator: ":")
+            guard file.count == 3, let fileMajor = UInt(file[0], radix: 16), let fileMinor = UInt(file[1], radix: 16),
+                fileMajor == major, fileMinor == minor, String(file[2]) == String(database.inode)
+            else { continue }
+            return Int32(fields[4])
+        }
+        return nil
     }
 
     /// The file's header, read through the kept descriptor (``DatabaseFileHeader/read(descriptor:path:)``).
