@@ -22,6 +22,7 @@ final class BridgeWorker: @unchecked Sendable {
     struct Settings: Sendable {
         var bridge: BridgeConfiguration
         var pollInterval: UInt64
+        var parkedRetryInterval: UInt64
         var historyRetention: UInt64
         var consumerExpiry: UInt64
     }
@@ -208,6 +209,10 @@ final class BridgeWorker: @unchecked Sendable {
                     if state.failure != nil { return }
                 }
             }
+            if !state.busy && state.backoff == 0 && Monotonic.now() >= state.nextParkedRetry {
+                retryParked(engine, &state)
+                if state.failure != nil { return }
+            }
             state.nextCheck = Monotonic.now() + (state.backoff > 0 ? state.backoff : settings.pollInterval)
         }
     }
@@ -229,6 +234,29 @@ final class BridgeWorker: @unchecked Sendable {
         /// When the file's header is checked next, and since when it has looked damaged.
         var nextHeaderCheck: UInt64 = 0
         var damagedSince: UInt64?
+        /// When parked transactions are tried again next (every `parked-retry-interval`, and a second after a
+        /// pass mirrored something).
+        var nextParkedRetry: UInt64 = 0
+    }
+
+    /// Tries parked transactions again once both sides are caught up (``SyncEngine/retryParked(limit:)``).
+    private func retryParked(_ engine: SyncEngine, _ state: inout LoopState) {
+        state.nextParkedRetry = Monotonic.now() + settings.parkedRetryInterval
+        do {
+            let result = try engine.retryParked()
+            if result.mirrored > 0 {
+                logger.notice("\(result.mirrored) of \(result.retried) parked transactions mirrored on retry")
+                shared.withLock { $0.changed = true }
+                events.signal()
+            }
+        } catch {
+            if SyncEngine.isCorruption(error) {
+                state.failure = error
+                fail(error)
+                return
+            }
+            logger.warning("retrying parked transactions failed (tried again later): \(error)")
+        }
     }
 
     /// Reads the database file's header about once a second: a file truncated or overwritten under the
@@ -275,6 +303,10 @@ final class BridgeWorker: @unchecked Sendable {
                 shared.parked += result.parked
                 shared.handledSinceStatus += result.handled
                 shared.lastError = nil
+            }
+            if result.mirrored > 0 {
+                // What blocked a parked transaction may have changed with this one.
+                state.nextParkedRetry = min(state.nextParkedRetry, Monotonic.now() + 1_000_000_000)
             }
             if result.handled > 0 {
                 events.signal()
@@ -352,7 +384,7 @@ final class BridgeWorker: @unchecked Sendable {
     /// Prunes history older than the retention that the bridge has mirrored and every durable consumer
     /// (heard from within the consumer expiry) has acknowledged.
     static func pruneHistory(connection: Connection, engine: SyncEngine, settings: Settings, logger: Logger) throws {
-        guard settings.historyRetention > 0, let cursor = try engine.cursor() else { return }
+        guard settings.historyRetention > 0, let cursor = try SyncEngine.pruneBound(connection) else { return }
         let now = TransactionWriter.now()
         let activeSince = settings.consumerExpiry > 0 ? now - Double(settings.consumerExpiry) / 1e9 : nil
         try ConsumerTable.create(connection)

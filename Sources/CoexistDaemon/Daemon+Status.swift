@@ -10,6 +10,7 @@ extension Daemon {
         return "cursor \(cursor), lag \(max(0, last - cursor)), \((rate * 10).rounded() / 10) tx/s, "
             + "\(shared.mirrored) mirrored, \(shared.conflicts) conflicts, "
             + "\(((try? engine?.parkedCount()) ?? nil) ?? shared.parked) parked"
+            + (((try? engine?.oldestParked()) ?? nil).map { " (oldest: \($0.prefix(120)))" } ?? "")
             + (shared.lastError.map { ", retrying: \($0)" } ?? "")
     }
 
@@ -46,6 +47,7 @@ extension Daemon {
             configuration.bridge.initialSyncChunk = fresh.bridge.initialSyncChunk
             configuration.historyRetention = fresh.historyRetention
             configuration.pollInterval = fresh.pollInterval
+            configuration.parkedRetryInterval = fresh.parkedRetryInterval
             configuration.logLevel = fresh.logLevel
             configuration.limits = fresh.limits
             configuration.consumerExpiry = fresh.consumerExpiry

@@ -146,6 +146,7 @@ public final class Daemon {
                     ("mirrored", .integer(Int64(shared.mirrored))),
                     ("conflicts", .integer(Int64(shared.conflicts))),
                     ("parked", .integer(Int64((try? engine.parkedCount()) ?? shared.parked))),
+                    ("oldestParked", ((try? engine.oldestParked()) ?? nil).map { .string($0) } ?? .null),
                     ("rate", .number(rate)),
                     ("error", shared.lastError.map { .string($0) } ?? .null),
                 ]
@@ -279,6 +280,7 @@ public final class Daemon {
         BridgeWorker.Settings(
             bridge: configuration.bridge,
             pollInterval: configuration.pollInterval,
+            parkedRetryInterval: configuration.parkedRetryInterval,
             historyRetention: configuration.historyRetention,
             consumerExpiry: configuration.consumerExpiry
         )

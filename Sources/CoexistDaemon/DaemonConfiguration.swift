@@ -29,6 +29,8 @@ public struct DaemonConfiguration: Sendable {
     public var historyRetention: UInt64 = 0
     /// The fallback periodic check when no inotify event arrives (nanoseconds).
     public var pollInterval: UInt64 = 1_000_000_000
+    /// How often parked transactions are tried again when nothing else prompts it (nanoseconds).
+    public var parkedRetryInterval: UInt64 = 30_000_000_000
     /// How long a blocked statement retries before SQLITE_BUSY (milliseconds).
     public var busyTimeoutMilliseconds = 5_000
     /// Each connection's SQLite page cache, in KiB.
@@ -53,7 +55,8 @@ public struct DaemonConfiguration: Sendable {
     /// Keys a SIGHUP can change without a restart.
     public static let reloadableKeys: Set<String> = [
         "conflict-policy", "batch-size", "initial-sync-chunk", "history-retention", "poll-interval", "log-level",
-        "allow-uids", "allow-gids", "max-clients", "max-line-length", "request-timeout", "queue-limit",
+        "parked-retry-interval", "allow-uids", "allow-gids", "max-clients", "max-line-length", "request-timeout",
+        "queue-limit",
         "queue-bytes", "total-queue-bytes", "max-pending-requests", "max-consumers", "heartbeat-interval",
         "consumer-expiry",
     ]
@@ -127,6 +130,11 @@ public struct DaemonConfiguration: Sendable {
         case "poll-interval":
             pollInterval = try entry.duration()
             guard pollInterval >= 1_000_000 else { throw ConfigError(entry, "poll-interval must be at least 1ms") }
+        case "parked-retry-interval":
+            parkedRetryInterval = try entry.duration()
+            guard (1_000_000_000...3_600_000_000_000).contains(parkedRetryInterval) else {
+                throw ConfigError(entry, "parked-retry-interval must be from 1s to 1h")
+            }
         case "busy-timeout": busyTimeoutMilliseconds = Int(try entry.duration() / 1_000_000)
         case "cache-size": cacheKilobytes = try entry.integer(in: 256...4_194_304)
         case "log-level":
@@ -331,6 +339,7 @@ public struct DaemonConfiguration: Sendable {
         if bridge.initialSyncChunk != other.bridge.initialSyncChunk { changed.append("initial-sync-chunk") }
         if historyRetention != other.historyRetention { changed.append("history-retention") }
         if pollInterval != other.pollInterval { changed.append("poll-interval") }
+        if parkedRetryInterval != other.parkedRetryInterval { changed.append("parked-retry-interval") }
         if logLevel != other.logLevel { changed.append("log-level") }
         if limits.allowUIDs != other.limits.allowUIDs { changed.append("allow-uids") }
         if limits.allowGIDs != other.limits.allowGIDs { changed.append("allow-gids") }

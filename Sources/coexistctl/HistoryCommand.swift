@@ -1,3 +1,4 @@
+import CoexistBridge
 import CoexistEvents
 import CoexistHistory
 import CoexistLegacyStore
@@ -79,10 +80,7 @@ enum HistoryCommand: Subcommand {
             let connection = try Connection(path: path)
             var bound = before - 1
             if try connection.tableExists("coexist_bridge") {
-                bound = min(
-                    bound,
-                    try connection.scalar("SELECT cursor FROM coexist_bridge WHERE id = 1").integerValue ?? 0
-                )
+                bound = min(bound, try SyncEngine.pruneBound(connection) ?? 0)
             }
             if !parsed.flag("ignore-consumers"), try connection.tableExists("coexist_consumer") {
                 if let needed = try ConsumerTable.lowestNeeded(connection, activeSince: nil).token {

@@ -1,0 +1,89 @@
+import CoexistHistory
+public import CoexistSQLite
+import CoexistStore
+
+extension SyncEngine {
+    /// What one round of retrying parked transactions did.
+    public struct RetryResult: Sendable, Equatable {
+        /// Parked transactions tried again.
+        public var retried = 0
+        /// Of those, the ones now mirrored (and no longer parked).
+        public var mirrored = 0
+    }
+
+    /// Mirrors parked transactions again, oldest first (at most `limit`), in one write transaction, and
+    /// only when nothing else is pending: with both sides caught up, the current state of the objects a
+    /// parked transaction touched is the state both sides must converge to, so mirroring it again (each
+    /// transaction in its own savepoint, as a pass does) can only put the target in a state the source
+    /// has. A transaction that mirrors leaves `coexist_parked` and gets its `coexist_mirror` row; one that
+    /// still fails keeps its place with the new error. Busy, I/O and corruption errors are thrown, as from a
+    /// pass.
+    public func retryParked(limit: Int = 64) throws -> RetryResult {
+        let parked = try connection.scalar("SELECT EXISTS (SELECT 1 FROM coexist_parked)").integerValue ?? 0
+        guard parked != 0 else { return RetryResult() }
+        defer { dropReadAhead() }  // identities may have been recorded: read the window again
+        return try connection.write {
+            var result = RetryResult()
+            guard let cursor = try cursor(), try reader.lastToken() <= cursor else { return result }
+            let rows = try connection.rows(
+                "SELECT token FROM coexist_parked ORDER BY token LIMIT ?",
+                [.integer(Int64(limit))]
+            )
+            for token in rows.compactMap({ $0.first?.integerValue }) {
+                result.retried += 1
+                guard let transaction = try reader.transaction(token) else {
+                    try park(token, error: "its history was pruned before it could be mirrored again")
+                    continue
+                }
+                do {
+                    let mirrored = try connection.savepoint("coexist_retry") {
+                        try mirror(transaction, conflicts: ConflictResolver(engine: self))
+                    }
+                    try connection.run("DELETE FROM coexist_parked WHERE token = ?", [.integer(token)])
+                    if let mirrored {
+                        try connection.run(
+                            "INSERT INTO coexist_mirror (source_token, source_side, mirror_token) VALUES (?, ?, ?)",
+                            [.integer(token), .text(transaction.side.rawValue), .integer(mirrored)]
+                        )
+                    }
+                    result.mirrored += 1
+                } catch {
+                    if Self.isTransient(error) || Self.isCorruption(error) { throw error }
+                    try park(token, error: "\(error)")
+                }
+            }
+            return result
+        }
+    }
+
+    /// The highest token the history may be pruned through as far as the bridge is concerned: its cursor,
+    /// but never a parked transaction (retrying it reads it from the history); nil for a file the bridge
+    /// never ran on.
+    public static func pruneBound(_ connection: Connection) throws -> Int64? {
+        guard try connection.tableExists("coexist_bridge"),
+            let cursor = try connection.scalar("SELECT cursor FROM coexist_bridge WHERE id = 1").integerValue
+        else { return nil }
+        guard try connection.tableExists("coexist_parked"),
+            let parked = try connection.scalar("SELECT min(token) FROM coexist_parked").integerValue
+        else { return cursor }
+        return min(cursor, parked - 1)
+    }
+
+    /// The oldest parked item (transaction or object), described for `status`; nil when nothing is parked.
+    public func oldestParked() throws -> String? {
+        let rows = try connection.rows(
+            """
+            SELECT 'transaction ' || token || ' (' || side || '): ' || error, parked_at FROM coexist_parked
+            UNION ALL
+            SELECT side || ' ' || entity || ' Z_PK ' || pk || ': ' || reason, parked_at FROM coexist_parked_object
+            ORDER BY 2 LIMIT 1
+            """
+        )
+        return rows.first?.first?.textValue
+    }
+
+    /// Records a new error for a transaction that stays parked (keeping when it was first parked).
+    private func park(_ token: Int64, error: String) throws {
+        try connection.run("UPDATE coexist_parked SET error = ? WHERE token = ?", [.text(error), .integer(token)])
+    }
+}
