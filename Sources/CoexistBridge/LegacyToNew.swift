@@ -58,10 +58,13 @@ struct LegacyToNew {
                 guard let identity = try engine.identities.recordedID(root: root, pk: pk) ?? tombstoneIdentity(change)
                 else { continue }
                 if let stored = try engine.new.entityOfRow(id: identity, rootEntity: root) {
-                    try save.delete(ObjectRef(entity: stored, id: identity), applyingRules: false)
+                    let ref = ObjectRef(entity: stored, id: identity)
+                    try context.noteDestinations(of: ref)
+                    try save.delete(ref, applyingRules: false)
                 }
                 try engine.identities.forget(root: root, pk: pk)
             }
+            try engine.derived.copy(context.derivedCandidates, engine: engine) { try save.update($0, $1) }
         }.token
     }
 
@@ -91,6 +94,29 @@ struct LegacyToNew {
         var inserted: Set<ObjectID> = []
         /// Stored attribute names by entity.
         var storedNames: [String: Set<String>] = [:]
+        /// Objects whose derived values may have moved (see ``DerivedAttributes``).
+        var derivedCandidates: Set<ObjectID> = []
+
+        /// Notes `id` when its entity has derived attributes.
+        mutating func noteDerived(_ id: ObjectID) {
+            if engine.derived.concerns(id.entity) { derivedCandidates.insert(id) }
+        }
+
+        /// Notes the legacy identity of a new-side object, when it has one and derived attributes.
+        mutating func noteDerived(_ ref: ObjectRef) throws {
+            guard engine.derived.concerns(ref.entity),
+                let pk = try engine.identities.recordedPK(root: engine.identities.root(of: ref.entity), id: ref.id)
+            else { return }
+            derivedCandidates.insert(ObjectID(entity: ref.entity, pk: pk))
+        }
+
+        /// Notes what the to-ones of a new-side object about to be deleted point to.
+        mutating func noteDestinations(of ref: ObjectRef) throws {
+            guard !engine.derived.names.isEmpty, let entity = engine.new.model.entity(named: ref.entity) else { return }
+            for relationship in engine.new.model.allRelationships(of: entity) where !relationship.isToMany {
+                for target in try engine.new.related(ref, relationship.name) { try noteDerived(target) }
+            }
+        }
 
         /// The legacy object and its new-schema reference, inserting it on the new side when absent; nil when
         /// the legacy object no longer exists (a later transaction deleted it).
@@ -109,6 +135,7 @@ struct LegacyToNew {
                 return nil
             }
             let ref = ObjectRef(entity: id.entity, id: identity)
+            noteDerived(id)
             if try engine.new.entityOfRow(id: identity, rootEntity: root) == nil {
                 // Mirrored before and gone since: the new side deleted it, and that delete wins (it is
                 // pending or already mirrored). Never mirrored: copy it now, nothing is lost.
@@ -152,7 +179,10 @@ struct LegacyToNew {
                 if let targetID = object.toOne[name] { target = try ensure(targetID)?.1 }
                 // A row inserted just now has no to-one yet.
                 let current = inserted.contains(id) ? nil : try engine.new.related(ref, name).first
-                if current != target { try save.setToOne(ref, name, target) }
+                if current != target {
+                    if let current { try noteDerived(current) }
+                    try save.setToOne(ref, name, target)
+                }
                 return
             }
             var wanted: [ObjectRef] = []
@@ -161,10 +191,14 @@ struct LegacyToNew {
             }
             let current = try engine.new.related(ref, name)
             if relationship.isOrdered {
-                if current != wanted { try save.setOrdered(ref, name, wanted) }
+                if current != wanted {
+                    for removed in current where !wanted.contains(removed) { try noteDerived(removed) }
+                    try save.setOrdered(ref, name, wanted)
+                }
             } else {
                 let wantedSet = Set(wanted)
                 let currentSet = Set(current)
+                for removed in current where !wantedSet.contains(removed) { try noteDerived(removed) }
                 try save.remove(ref, from: name, current.filter { !wantedSet.contains($0) })
                 try save.add(ref, to: name, wanted.filter { !currentSet.contains($0) })
             }

@@ -13,7 +13,8 @@ struct NewToLegacy {
     var model: Model { engine.new.model }
 
     func mirror(_ transaction: HistoryTransaction, _ metadata: SaveMetadata) throws -> Int64? {
-        try engine.legacy.save(metadata) { save in
+        var derivedCandidates: Set<ObjectID> = []
+        let token = try engine.legacy.save(metadata) { save in
             save.enforcesMandatoryValues = false
             var context = Context(engine: engine, save: save)
             var relationships: [(ObjectRef, ObjectID, [String])] = []
@@ -44,11 +45,21 @@ struct NewToLegacy {
                 let root = engine.identities.root(of: ref.entity)
                 guard let pk = try engine.identities.recordedPK(root: root, id: ref.id) else { continue }
                 if let object = try engine.legacy.object(ObjectID(entity: ref.entity, pk: pk)) {
+                    try context.noteDestinations(of: object.id)
                     try save.delete(object.id, applyingRules: false)
                 }
                 try engine.identities.forget(root: root, pk: pk)
             }
+            derivedCandidates = context.derivedCandidates
         }.token
+        // Core Data's triggers have just set the legacy side's derived values: the new side gets them, in
+        // a save of the bridge's own (nothing when none moved).
+        if !derivedCandidates.isEmpty {
+            try engine.new.save(metadata) { save in
+                try engine.derived.copy(derivedCandidates, engine: engine) { try save.update($0, $1) }
+            }
+        }
+        return token
     }
 
     func reference(_ change: HistoryChange) throws -> ObjectRef? {
@@ -64,6 +75,22 @@ struct NewToLegacy {
         let engine: SyncEngine
         let save: LegacySave
         var ensured: [ObjectRef: ([String: AttributeValue], ObjectID)] = [:]
+        /// Legacy objects whose derived values may have moved (see ``DerivedAttributes``).
+        var derivedCandidates: Set<ObjectID> = []
+
+        mutating func noteDerived(_ id: ObjectID) {
+            if engine.derived.concerns(id.entity) { derivedCandidates.insert(id) }
+        }
+
+        /// Notes what the to-ones of a legacy object about to be deleted point to.
+        mutating func noteDestinations(of id: ObjectID) throws {
+            guard !engine.derived.names.isEmpty, let model = engine.legacy.model,
+                let entity = model.entity(named: id.entity)
+            else { return }
+            for relationship in model.allRelationships(of: entity) where !relationship.isToMany {
+                for target in try engine.legacy.related(id, relationship.name) { noteDerived(target) }
+            }
+        }
 
         /// The new-side values and the legacy identity of `ref`, inserting it on the legacy side when absent;
         /// nil when the new-side object no longer exists.
@@ -83,6 +110,7 @@ struct NewToLegacy {
                 id = inserted
             }
             guard let id else { return nil }
+            noteDerived(id)
             ensured[ref] = (values, id)
             return (values, id)
         }
@@ -116,12 +144,13 @@ struct NewToLegacy {
                 if let (_, targetID) = try ensure(target) { wanted.append(targetID) }
             }
             let current = try engine.legacy.related(id, name)
+            let wantedSet = Set(wanted)
+            for removed in current where !wantedSet.contains(removed) { noteDerived(removed) }
             if !relationship.isToMany {
                 if current.first != wanted.first { try save.setToOne(id, name, wanted.first) }
             } else if relationship.isOrdered {
                 if current != wanted { try save.setOrdered(id, name, wanted) }
             } else {
-                let wantedSet = Set(wanted)
                 let currentSet = Set(current)
                 try save.remove(id, from: name, current.filter { !wantedSet.contains($0) })
                 try save.add(id, to: name, wanted.filter { !currentSet.contains($0) })

@@ -36,6 +36,8 @@ public final class SyncEngine {
     /// Settings.
     public var configuration: BridgeConfiguration
     let identities: IdentityMap
+    /// The model's derived attributes, which the new side gets from the legacy side's triggers.
+    let derived: DerivedAttributes
     let reader: HistoryReader
     /// Pending transactions read ahead of the cursor (token order), kept across passes: the conflict window.
     var readAhead: [HistoryTransaction] = []
@@ -85,6 +87,7 @@ public final class SyncEngine {
         new = try NewStore(connection: connection, model: resolved, overrides: overrides)
         let newStore = new
         identities = IdentityMap(connection: connection, model: resolved, schema: newStore.schema)
+        derived = DerivedAttributes(model: resolved)
         if readOnly {
             guard try connection.tableExists("coexist_bridge"), try newStore.schemaExists() else {
                 throw BridgeError.notBridged(
