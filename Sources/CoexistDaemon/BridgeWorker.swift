@@ -53,6 +53,8 @@ final class BridgeWorker: @unchecked Sendable {
     /// Signalled by the worker: commits to publish, or a failure.
     let events: WakeSignal
     private let wake: WakeSignal
+    /// Durable consumers' positions from the event service, written by this thread (the one writer).
+    let consumers: ConsumerOutbox
     private var thread: WorkerThread?
     private let database: String
     /// The file the daemon opened, checked on every round of the loop.
@@ -76,8 +78,11 @@ final class BridgeWorker: @unchecked Sendable {
         self.settings = settings
         self.logger = logger
         self.openEngine = openEngine
-        events = try WakeSignal()
-        wake = try WakeSignal()
+        let events = try WakeSignal()
+        let wake = try WakeSignal()
+        self.events = events
+        self.wake = wake
+        consumers = ConsumerOutbox(onPost: { wake.signal() })
     }
 
     /// Starts the thread, and returns once it has opened its connection and its watcher (or throws why it
@@ -153,7 +158,16 @@ final class BridgeWorker: @unchecked Sendable {
             }
             if now >= state.nextPrune {
                 do {
-                    try Self.pruneHistory(connection: connection, engine: engine, settings: settings, logger: logger)
+                    // Positions posted so far are in the table first, and any posted since bound it too.
+                    recordConsumers(connection, &state)
+                    if state.failure != nil { return }
+                    try Self.pruneHistory(
+                        connection: connection,
+                        engine: engine,
+                        settings: settings,
+                        logger: logger,
+                        pending: consumers.lowestPendingToken
+                    )
                 } catch {
                     logger.warning("pruning history failed: \(error)")
                 }
@@ -185,13 +199,18 @@ final class BridgeWorker: @unchecked Sendable {
                     defer { shared.pendingSettings = nil }
                     return (shared.stop, shared.pendingSettings)
                 }
-                if stop { return }
+                if stop {
+                    recordConsumers(connection, &state)  // what was acknowledged before the stop is kept
+                    return
+                }
                 if let fresh {
                     settings = fresh
                     engine.configuration = fresh.bridge
                 }
             }
             shared.withLock { $0.heartbeat = Monotonic.now() }
+            recordConsumers(connection, &state)
+            if state.failure != nil { return }
             guard due else { continue }
             let version = Self.visibleDataVersion(connection, after: state.dataVersion, waitForCommit: fileEvent)
             let moved = version != state.dataVersion
@@ -234,9 +253,30 @@ final class BridgeWorker: @unchecked Sendable {
         /// When the file's header is checked next, and since when it has looked damaged.
         var nextHeaderCheck: UInt64 = 0
         var damagedSince: UInt64?
+        var consumerWarning = RepeatingWarning()
         /// When parked transactions are tried again next (every `parked-retry-interval`, and a second after a
         /// pass mirrored something).
         var nextParkedRetry: UInt64 = 0
+    }
+
+    /// Writes the consumers' positions posted since the last round (one write transaction) and wakes the
+    /// event thread to answer them; a failure leaves them posted for the next round.
+    private func recordConsumers(_ connection: Connection, _ state: inout LoopState) {
+        guard consumers.pendingCount > 0 else { return }
+        do {
+            if try consumers.write(to: connection) > 0 { events.signal() }
+        } catch {
+            if SyncEngine.isCorruption(error) {
+                state.failure = error
+                fail(error)
+                return
+            }
+            state.consumerWarning.occurred(
+                "recording consumer positions failed (retried): \(error)",
+                logger: logger,
+                now: Monotonic.now()
+            )
+        }
     }
 
     /// Tries parked transactions again once both sides are caught up (``SyncEngine/retryParked(limit:)``).
@@ -383,7 +423,13 @@ final class BridgeWorker: @unchecked Sendable {
 
     /// Prunes history older than the retention that the bridge has mirrored and every durable consumer
     /// (heard from within the consumer expiry) has acknowledged.
-    static func pruneHistory(connection: Connection, engine: SyncEngine, settings: Settings, logger: Logger) throws {
+    static func pruneHistory(
+        connection: Connection,
+        engine: SyncEngine,
+        settings: Settings,
+        logger: Logger,
+        pending: Int64? = nil
+    ) throws {
         guard settings.historyRetention > 0, let cursor = try SyncEngine.pruneBound(connection) else { return }
         let now = TransactionWriter.now()
         let activeSince = settings.consumerExpiry > 0 ? now - Double(settings.consumerExpiry) / 1e9 : nil
@@ -392,7 +438,7 @@ final class BridgeWorker: @unchecked Sendable {
         for name in consumers.expired {
             logger.warning("durable consumer \(name) expired: it no longer holds history back")
         }
-        let bound = min(cursor, consumers.token ?? cursor)
+        let bound = min(cursor, consumers.token ?? cursor, pending ?? cursor)
         let pruned = try HistoryPruner.prune(
             connection,
             upTo: bound,

@@ -74,12 +74,25 @@ public final class Daemon {
         engine.reportParkedObject = RateLimitedWarnings(logger: logger).warn
         self.connection = connection
         self.engine = engine
+        try ConsumerTable.create(connection)
         try engine.initialSyncIfNeeded { [notifier, logger] progress in
             let text =
                 "initial sync \(progress.direction) (\(progress.phase)): \(progress.entity) \(progress.done) of \(progress.total)"
             notifier.status(text)
             logger.debug(text)
         }
+    }
+
+    /// The event service's view of the bridge: on a read-only connection (SQLite refuses every write on it).
+    public static func openEventEngine(_ configuration: DaemonConfiguration) throws -> SyncEngine {
+        let model = try configuration.model.map { try XCDataModelReader.read(path: $0) }
+        return try SyncEngine(
+            connection: try Connection(path: configuration.database, options: configuration.eventOpenOptions),
+            model: model,
+            overrides: configuration.overrides,
+            configuration: configuration.bridge,
+            readOnly: true
+        )
     }
 
     /// Checks, without writing anything, that `configuration`'s database is a Core Data store coexistd can
@@ -130,14 +143,20 @@ public final class Daemon {
         }
         do {
             try open()
-            guard let engine else { return .software }
             // The bridge thread first: the socket is bound (and clients connect) once it is running.
-            self.worker = try startWorker()
+            let worker = try startWorker()
+            self.worker = worker
+            // From here on the bridge thread is the only writer: the event service reads through its own
+            // read-only connection, and its consumers' positions go to the bridge thread.
+            let engine = try Self.openEventEngine(configuration)
+            self.connection = engine.connection
+            self.engine = engine
             let server = try EventServer(
                 listener: try bindSocket(),
                 engine: engine,
                 limits: configuration.limits,
-                logger: logger
+                logger: logger,
+                consumers: worker.consumers
             )
             server.statusFields = { [unowned self] in
                 refreshRate(Monotonic.now())

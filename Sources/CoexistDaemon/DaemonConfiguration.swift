@@ -74,6 +74,14 @@ public struct DaemonConfiguration: Sendable {
         OpenOptions(busyTimeoutMilliseconds: busyTimeoutMilliseconds, cacheKilobytes: cacheKilobytes)
     }
 
+    /// How the event service opens the database: read-only (it never writes; the bridge service does).
+    public var eventOpenOptions: OpenOptions {
+        var options = OpenOptions.readOnly
+        options.busyTimeoutMilliseconds = busyTimeoutMilliseconds
+        options.cacheKilobytes = cacheKilobytes
+        return options
+    }
+
     /// Reads the file (when given) and applies the command-line options over it.
     ///
     /// Throws ``ConfigError`` naming `file:line` (or the command-line option) for an unknown key, a bad value,

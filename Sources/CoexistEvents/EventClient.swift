@@ -37,6 +37,11 @@ final class EventClient {
     let credentials: PeerCredentials?
     let account: QueueAccount
     var subscription: Subscription?
+    /// An `ack` posted and not yet durable: its sequence number and the reply it gets then. Until then the
+    /// client's further requests wait (in ``heldLines``, the rest of what was read with it; nothing more is
+    /// read), so that replies keep the order of the requests.
+    var awaitingAck: (sequence: UInt64, reply: [UInt8])?
+    var heldLines: [[UInt8]] = []
     /// The start of a request line not yet complete.
     var input: [UInt8] = []
     var inputSince: UInt64?

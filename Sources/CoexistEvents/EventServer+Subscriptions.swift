@@ -45,7 +45,11 @@ extension EventServer {
         // "now" and the backlog bound mean what is committed now, not what the last wake-up published.
         try inOneSnapshot { try publishPending() }
         var position: Int64
-        let acked = try request.name.flatMap { try ConsumerTable.acked(engine.connection, name: $0) }
+        let acked = try request.name.flatMap { name in
+            let stored = try ConsumerTable.acked(engine.connection, name: name)
+            let posted = consumers.pendingToken(for: name)
+            return stored.map { max($0, posted ?? $0) } ?? posted
+        }
         switch request.since {
         case .token(let token)?: position = token
         case .now?: position = published
@@ -59,7 +63,11 @@ extension EventServer {
         if let name = request.name, acked == nil {
             let now = TransactionWriter.now()
             let since = limits.consumerExpiry > 0 ? now - Double(limits.consumerExpiry) / 1e9 : nil
-            let active = try ConsumerTable.activeCount(engine.connection, since: since)
+            // Names on their way to the table count too.
+            let arriving = try consumers.pendingNames.filter {
+                try ConsumerTable.acked(engine.connection, name: $0) == nil
+            }
+            let active = try ConsumerTable.activeCount(engine.connection, since: since) + arriving.count
             guard active < limits.maxConsumers else {
                 throw EventError(
                     code: .tooManyConsumers,
@@ -67,12 +75,7 @@ extension EventServer {
                 )
             }
             // A new consumer's mark is at most what is published: it holds back what it may still receive.
-            try ConsumerTable.ack(
-                engine.connection,
-                name: name,
-                token: min(position, published),
-                now: TransactionWriter.now()
-            )
+            consumers.post(name: name, token: min(position, published), at: TransactionWriter.now())
         }
         var entities: Set<String>?
         if let names = request.entities {
@@ -308,6 +311,7 @@ extension EventServer {
 
     /// Periodic work: backlogs, `wait` replies, request timeouts, heartbeats.
     public func tick(now: UInt64) {
+        releaseDurableAcks(now: now)
         // Backlogs are filled within a time budget per tick, starting where the last tick stopped, so that
         // many catching-up subscribers cannot hold the thread (the rest wait for the next tick).
         let started = ContinuousClock.now

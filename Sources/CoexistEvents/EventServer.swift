@@ -79,6 +79,8 @@ public final class EventServer {
     var filters = FilterSets()
     /// The events of the last published transactions, for backlogs that start among them.
     var recent = RecentEvents()
+    /// Where durable consumers' positions go: the server reads `coexist_consumer`, never writes it.
+    public let consumers: ConsumerOutbox
     /// Bytes queued for all clients.
     let account = QueueAccount()
     /// The client whose backlog the last tick filled last (the next tick starts after it).
@@ -88,13 +90,23 @@ public final class EventServer {
     var acceptWarnedAt: UInt64 = 0
 
     /// A server on `listener` for the bridge's database.
-    public init(listener: UnixListener, engine: SyncEngine, limits: Limits, logger: Logger) throws {
+    ///
+    /// The server only reads its connection (which may be read-only); the positions of durable consumers go
+    /// to `consumers`, whose writer records them (the table `coexist_consumer` must exist:
+    /// ``ConsumerTable/create(_:)``).
+    public init(
+        listener: UnixListener,
+        engine: SyncEngine,
+        limits: Limits,
+        logger: Logger,
+        consumers: ConsumerOutbox
+    ) throws {
         self.listener = listener
         self.engine = engine
         self.limits = limits
         self.logger = logger
+        self.consumers = consumers
         source = try EventSource(engine: engine)
-        try ConsumerTable.create(engine.connection)
         published = try source.lastToken()
     }
 
@@ -113,15 +125,35 @@ public final class EventServer {
         let listening = now >= acceptPausedUntil
         var result = [pollfd(fd: listening ? listener.descriptor : -1, events: Int16(POLLIN), revents: 0)]
         for client in clients.values {
+            // A client waiting for its ack to be durable is not read (the kernel holds what it sends).
+            let held = client.awaitingAck != nil
+            guard !held || client.wantsToWrite else { continue }
             result.append(
                 pollfd(
                     fd: client.descriptor,
-                    events: Int16(POLLIN) | (client.wantsToWrite ? Int16(POLLOUT) : 0),
+                    events: (held ? 0 : Int16(POLLIN)) | (client.wantsToWrite ? Int16(POLLOUT) : 0),
                     revents: 0
                 )
             )
         }
         return result
+    }
+
+    /// Answers the `ack`s that are now durable, then goes on with what those clients sent after them.
+    func releaseDurableAcks(now: UInt64) {
+        let durable = consumers.durable
+        for client in clients.values {
+            guard let awaiting = client.awaitingAck, awaiting.sequence <= durable else { continue }
+            client.awaitingAck = nil
+            reply(client, awaiting.reply)
+            var remaining = client.heldLines[...]
+            client.heldLines = []
+            while let line = remaining.first, !client.closing, client.awaitingAck == nil {
+                remaining = remaining.dropFirst()
+                respond(client, line, now: now)
+            }
+            client.heldLines = Array(remaining)
+        }
     }
 
     /// Handles a ready descriptor; returns false when it is not the server's.
@@ -133,9 +165,14 @@ public final class EventServer {
         }
         guard let client = clients[descriptor.fd] else { return false }
         if descriptor.revents & Int16(POLLOUT) != 0 { client.flush() }
-        if descriptor.revents & Int16(POLLIN | POLLHUP | POLLERR) != 0 {
+        if descriptor.revents & Int16(POLLIN | POLLHUP | POLLERR) != 0 && client.awaitingAck == nil {
             // Nothing more is answered once the connection is closing (after errors, over a budget).
-            for line in client.readLines(limit: limits.maxLineLength, now: now) where !client.closing {
+            let lines = client.readLines(limit: limits.maxLineLength, now: now)
+            for (index, line) in lines.enumerated() where !client.closing {
+                guard client.awaitingAck == nil else {
+                    client.heldLines = Array(lines[index...])
+                    break
+                }
                 respond(client, line, now: now)
             }
         }
@@ -194,13 +231,15 @@ public final class EventServer {
     /// requests (acknowledgements) must still have them applied.
     func remove(_ client: EventClient) {
         guard clients[client.descriptor] === client else { return }
-        if !client.closing {
-            for line in client.readLines(limit: limits.maxLineLength, now: 0) {
-                if case .success(let request) = EventRequest.decode(line), request.op == "ack",
-                    let token = request.token, token >= 0, token <= published, let name = client.subscription?.name
-                {
-                    try? ConsumerTable.ack(engine.connection, name: name, token: token, now: TransactionWriter.now())
-                }
+        // Requests read while an earlier ack was on its way were accepted: their acks count too.
+        var lines = client.heldLines
+        client.heldLines = []
+        if !client.closing { lines += client.readLines(limit: limits.maxLineLength, now: 0) }
+        for line in lines {
+            if case .success(let request) = EventRequest.decode(line), request.op == "ack",
+                let token = request.token, token >= 0, token <= published, let name = client.subscription?.name
+            {
+                consumers.post(name: name, token: token, at: TransactionWriter.now())
             }
         }
         unsubscribe(client)
@@ -286,8 +325,11 @@ public final class EventServer {
                     )
                     return
                 }
-                try ConsumerTable.ack(engine.connection, name: name, token: token, now: TransactionWriter.now())
-                reply(client, JSONWriter.message(["type": "acked", "name": .string(name), "token": .integer(token)]))
+                // Answered once the position is in the database (``releaseDurableAcks(now:)``).
+                client.awaitingAck = (
+                    consumers.post(name: name, token: token, at: TransactionWriter.now()),
+                    JSONWriter.message(["type": "acked", "name": .string(name), "token": .integer(token)])
+                )
             case "wait":
                 guard let token = request.token, token >= 0 else {
                     fail(client, EventError(code: .invalidRequest, message: "wait needs a token (a number ≥ 0)"))

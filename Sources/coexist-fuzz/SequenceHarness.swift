@@ -19,6 +19,8 @@ final class SequenceHarness {
     let directory: String
     let server: EventServer
     let store: LegacyStore
+    /// The connection the harness records consumers' positions on, as the daemon's bridge thread does.
+    let connection: Connection
     var inputs = 0
     /// The server's clock: monotonic, and moved ahead by the harness so that timeouts and grace periods
     /// pass without waiting; never backwards.
@@ -69,11 +71,14 @@ final class SequenceHarness {
         limits.maxConsumers = 8
         limits.queueLimit = 64
         limits.queueBytes = 64 << 10
+        try ConsumerTable.create(engine.connection)
+        connection = engine.connection
         server = try EventServer(
             listener: try UnixListener(path: directory + "/f.sock", mode: 0o600),
             engine: engine,
             limits: limits,
-            logger: Logger(identifier: "coexist-fuzz", level: .error, forceStderr: true)
+            logger: Logger(identifier: "coexist-fuzz", level: .error, forceStderr: true),
+            consumers: ConsumerOutbox()
         )
     }
 
@@ -126,7 +131,9 @@ final class SequenceHarness {
         pump(now)
         clock = now
         let held = server.resourcesHeld
-        guard held.clients == 0, held.queuedBytes == 0, held.filterSets == 0, held.waits == 0 else {
+        guard held.clients == 0, held.queuedBytes == 0, held.filterSets == 0, held.waits == 0,
+            server.consumers.pendingCount == 0
+        else {
             StandardStreams.error("coexist-fuzz: the server still holds \(held) after the connection closed")
             abort()
         }
@@ -135,6 +142,7 @@ final class SequenceHarness {
     /// Lets the server accept, read, answer and tick until nothing is ready (at most four rounds).
     private func pump(_ now: UInt64) {
         for _ in 0..<4 {
+            _ = try? server.consumers.write(to: connection)
             var descriptors = server.descriptors(now: now)
             guard poll(&descriptors, nfds_t(descriptors.count), 0) > 0 else {
                 server.tick(now: now)

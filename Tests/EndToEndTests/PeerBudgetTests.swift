@@ -183,7 +183,13 @@ import Glibc
         #expect(refused["code"] as? String == "too_many_consumers", "\(refused)")
         let known = try fixture.client().request(#"{"op":"subscribe","since":"now","name":"c1"}"#)
         #expect(known["type"] as? String == "subscribed", "a known name still resumes")
-        let rows = try RawSQLite.rows(fixture.shared.legacy.path, "SELECT count(*) FROM coexist_consumer")
+        // Registered by the bridge thread, just after the replies.
+        var rows: [[SQLiteValue]] = []
+        for _ in 0..<100 {
+            rows = try RawSQLite.rows(fixture.shared.legacy.path, "SELECT count(*) FROM coexist_consumer")
+            if rows.first?.first == .integer(3) { break }
+            usleep(20_000)
+        }
         #expect(rows.first?.first == .integer(3))
     }
 
