@@ -148,7 +148,9 @@ struct Report {
             + (result.incomplete.isEmpty
                 ? ""
                 : "incomplete: "
-                    + result.incomplete.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }
+                    + result.incomplete.sorted { $0.key < $1.key }.map {
+                        "\($0.key) \($0.value) (\(result.missingByKind[$0.key] ?? 0) transactions behind)"
+                    }
                     .joined(separator: ", ") + "; ")
             + "\(result.hostileConnections) hostile connections, \(result.reloads) SIGHUPs; daemon RSS "
             + "\(result.rssWarm) kB after warm-up, max \(result.rssMax), end \(result.rssEnd) "

@@ -29,8 +29,9 @@ enum SoakScenario {
         /// kB at the start of each minute (each 10 s for runs under 5 minutes), to see a trend.
         var rssTrend: [Int64] = []
         var cpuPercent: Double
-        /// Honest subscribers that missed transactions, by kind.
+        /// Honest subscribers that missed transactions, by kind, and how many transactions they missed.
         var incomplete: [String: Int] = [:]
+        var missingByKind: [String: Int] = [:]
 
         /// Flat: the highest RSS after the warm-up is within 10 % + 4 MB of the RSS when it ended.
         var flat: Bool { rssMax <= rssWarm + rssWarm / 10 + 4_096 }
@@ -130,6 +131,7 @@ enum SoakScenario {
             } else {
                 result.missing += max(0, expected - client.received)
                 result.incomplete[client.kind.rawValue, default: 0] += 1
+                result.missingByKind[client.kind.rawValue, default: 0] += max(0, expected - client.received)
             }
         }
         let warmUp = started + min(max(Int64(seconds) / 4, 30), Int64(seconds) / 2) * 1_000_000_000
