@@ -61,8 +61,8 @@ final class BridgeWorker: @unchecked Sendable {
     private let identity: DatabaseFileIdentity
     private let options: OpenOptions
     private let openEngine: @Sendable (Connection) throws -> SyncEngine
-    private let logger: Logger
-    private var settings: Settings
+    let logger: Logger
+    var settings: Settings
 
     init(
         database: String,
@@ -236,7 +236,7 @@ final class BridgeWorker: @unchecked Sendable {
         }
     }
 
-    private struct LoopState {
+    struct LoopState {
         var busy = true
         var backoff: UInt64 = 0
         var dataVersion: Int64? = -1
@@ -259,46 +259,6 @@ final class BridgeWorker: @unchecked Sendable {
         var nextParkedRetry: UInt64 = 0
     }
 
-    /// Writes the consumers' positions posted since the last round (one write transaction) and wakes the
-    /// event thread to answer them; a failure leaves them posted for the next round.
-    private func recordConsumers(_ connection: Connection, _ state: inout LoopState) {
-        guard consumers.pendingCount > 0 else { return }
-        do {
-            if try consumers.write(to: connection) > 0 { events.signal() }
-        } catch {
-            if SyncEngine.isCorruption(error) {
-                state.failure = error
-                fail(error)
-                return
-            }
-            state.consumerWarning.occurred(
-                "recording consumer positions failed (retried): \(error)",
-                logger: logger,
-                now: Monotonic.now()
-            )
-        }
-    }
-
-    /// Tries parked transactions again once both sides are caught up (``SyncEngine/retryParked(limit:)``).
-    private func retryParked(_ engine: SyncEngine, _ state: inout LoopState) {
-        state.nextParkedRetry = Monotonic.now() + settings.parkedRetryInterval
-        do {
-            let result = try engine.retryParked()
-            if result.mirrored > 0 {
-                logger.notice("\(result.mirrored) of \(result.retried) parked transactions mirrored on retry")
-                shared.withLock { $0.changed = true }
-                events.signal()
-            }
-        } catch {
-            if SyncEngine.isCorruption(error) {
-                state.failure = error
-                fail(error)
-                return
-            }
-            logger.warning("retrying parked transactions failed (tried again later): \(error)")
-        }
-    }
-
     /// Reads the database file's header about once a second: a file truncated or overwritten under the
     /// daemon is noticed even when nothing is read from the missing pages. A checkpoint by another process
     /// can make the header briefly describe pages not yet written, so only a problem that lasts a second
@@ -319,7 +279,7 @@ final class BridgeWorker: @unchecked Sendable {
 
     /// Stops the thread for good: the daemon logs `error` once, says it in `STATUS=` and exits with the code
     /// ``ErrorReport`` gives it (systemd then restarts the service on the file now at the path).
-    private func fail(_ error: any Error) {
+    func fail(_ error: any Error) {
         shared.withLock { shared in
             shared.failure = error
             shared.lastError = "\(error)"
@@ -381,29 +341,6 @@ final class BridgeWorker: @unchecked Sendable {
     /// and not after every pass of a steady trickle (each checkpoint ends in an `fsync`).
     static let quietBeforeCheckpoint: UInt64 = 250_000_000
 
-    private func checkpoint(_ connection: Connection, _ state: inout LoopState) {
-        do {
-            try connection.checkpoint()
-            state.checkpointBackoff = 0
-            state.nextCheckpoint = 0
-            state.checkpointWarning.recovered("checkpoints succeed again", logger: logger)
-        } catch {
-            if SyncEngine.isCorruption(error) {
-                state.failure = error
-                fail(error)
-                return
-            }
-            let now = Monotonic.now()
-            state.checkpointBackoff = min(max(state.checkpointBackoff * 2, 1_000_000_000), 60_000_000_000)
-            state.nextCheckpoint = now + state.checkpointBackoff
-            state.checkpointWarning.occurred(
-                "checkpoint failed, retrying in \(state.checkpointBackoff / 1_000_000_000) s: \(error)",
-                logger: logger,
-                now: now
-            )
-        }
-    }
-
     /// `PRAGMA data_version`; after a file event, read again briefly while it has not moved (inotify fires on
     /// the first write to the WAL, a little before the commit becomes visible). Nil when it cannot be read.
     static func visibleDataVersion(_ connection: Connection, after last: Int64?, waitForCommit: Bool) -> Int64? {
@@ -421,29 +358,4 @@ final class BridgeWorker: @unchecked Sendable {
         }
     }
 
-    /// Prunes history older than the retention that the bridge has mirrored and every durable consumer
-    /// (heard from within the consumer expiry) has acknowledged.
-    static func pruneHistory(
-        connection: Connection,
-        engine: SyncEngine,
-        settings: Settings,
-        logger: Logger,
-        pending: Int64? = nil
-    ) throws {
-        guard settings.historyRetention > 0, let cursor = try SyncEngine.pruneBound(connection) else { return }
-        let now = TransactionWriter.now()
-        let activeSince = settings.consumerExpiry > 0 ? now - Double(settings.consumerExpiry) / 1e9 : nil
-        try ConsumerTable.create(connection)
-        let consumers = try ConsumerTable.lowestNeeded(connection, activeSince: activeSince)
-        for name in consumers.expired {
-            logger.warning("durable consumer \(name) expired: it no longer holds history back")
-        }
-        let bound = min(cursor, consumers.token ?? cursor, pending ?? cursor)
-        let pruned = try HistoryPruner.prune(
-            connection,
-            upTo: bound,
-            olderThan: now - Double(settings.historyRetention) / 1e9
-        )
-        if pruned > 0 { logger.info("pruned \(pruned) history transactions older than the retention") }
-    }
 }

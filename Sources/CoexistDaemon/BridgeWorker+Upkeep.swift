@@ -1,0 +1,98 @@
+import CoexistBridge
+import CoexistEvents
+import CoexistHistory
+import CoexistRuntime
+import CoexistSQLite
+
+/// The bridge thread's upkeep besides mirroring: consumers' positions, parked transactions, checkpoints
+/// and history pruning.
+extension BridgeWorker {
+    /// Writes the consumers' positions posted since the last round (one write transaction) and wakes the
+    /// event thread to answer them; a failure leaves them posted for the next round.
+    func recordConsumers(_ connection: Connection, _ state: inout LoopState) {
+        guard consumers.pendingCount > 0 else { return }
+        do {
+            if try consumers.write(to: connection) > 0 { events.signal() }
+        } catch {
+            if SyncEngine.isCorruption(error) {
+                state.failure = error
+                fail(error)
+                return
+            }
+            state.consumerWarning.occurred(
+                "recording consumer positions failed (retried): \(error)",
+                logger: logger,
+                now: Monotonic.now()
+            )
+        }
+    }
+
+    /// Tries parked transactions again once both sides are caught up (``SyncEngine/retryParked(limit:)``).
+    func retryParked(_ engine: SyncEngine, _ state: inout LoopState) {
+        state.nextParkedRetry = Monotonic.now() + settings.parkedRetryInterval
+        do {
+            let result = try engine.retryParked()
+            if result.mirrored > 0 {
+                logger.notice("\(result.mirrored) of \(result.retried) parked transactions mirrored on retry")
+                shared.withLock { $0.changed = true }
+                events.signal()
+            }
+        } catch {
+            if SyncEngine.isCorruption(error) {
+                state.failure = error
+                fail(error)
+                return
+            }
+            logger.warning("retrying parked transactions failed (tried again later): \(error)")
+        }
+    }
+
+    func checkpoint(_ connection: Connection, _ state: inout LoopState) {
+        do {
+            try connection.checkpoint()
+            state.checkpointBackoff = 0
+            state.nextCheckpoint = 0
+            state.checkpointWarning.recovered("checkpoints succeed again", logger: logger)
+        } catch {
+            if SyncEngine.isCorruption(error) {
+                state.failure = error
+                fail(error)
+                return
+            }
+            let now = Monotonic.now()
+            state.checkpointBackoff = min(max(state.checkpointBackoff * 2, 1_000_000_000), 60_000_000_000)
+            state.nextCheckpoint = now + state.checkpointBackoff
+            state.checkpointWarning.occurred(
+                "checkpoint failed, retrying in \(state.checkpointBackoff / 1_000_000_000) s: \(error)",
+                logger: logger,
+                now: now
+            )
+        }
+    }
+
+    /// Prunes history older than the retention that the bridge has mirrored and every durable consumer
+    /// (heard from within the consumer expiry) has acknowledged.
+    static func pruneHistory(
+        connection: Connection,
+        engine: SyncEngine,
+        settings: Settings,
+        logger: Logger,
+        pending: Int64? = nil
+    ) throws {
+        guard settings.historyRetention > 0, let cursor = try SyncEngine.pruneBound(connection) else { return }
+        let now = TransactionWriter.now()
+        let activeSince = settings.consumerExpiry > 0 ? now - Double(settings.consumerExpiry) / 1e9 : nil
+        try ConsumerTable.create(connection)
+        let consumers = try ConsumerTable.lowestNeeded(connection, activeSince: activeSince)
+        for name in consumers.expired {
+            logger.warning("durable consumer \(name) expired: it no longer holds history back")
+        }
+        let bound = min(cursor, consumers.token ?? cursor, pending ?? cursor)
+        let pruned = try HistoryPruner.prune(
+            connection,
+            upTo: bound,
+            olderThan: now - Double(settings.historyRetention) / 1e9
+        )
+        if pruned > 0 { logger.info("pruned \(pruned) history transactions older than the retention") }
+    }
+}

@@ -1,0 +1,126 @@
+import CoexistBridge
+import CoexistHistory
+import CoexistSQLite
+
+/// Delivery: a catching-up subscriber's backlog (from the recent-events record or the history, in bounded
+/// steps) and the live events of every commit, in token order.
+extension EventServer {
+    /// Sends a catching-up subscriber its backlog from the database, a page at a time while its queue has
+    /// room; switches it to live (with `end_of_backlog`) once it reaches what is published.
+    func fillBacklog(_ client: EventClient) throws {
+        var fromRecord = true
+        while var subscription = client.subscription, !subscription.live, client.queuedEvents < limits.queueLimit / 2,
+            client.queuedBytes < Self.backlogHighWater
+        {
+            if subscription.position >= published {
+                subscription.live = true
+                client.subscription = subscription
+                client.send(JSONWriter.message(["type": "end_of_backlog", "token": .integer(subscription.position)]))
+                return
+            }
+            if let oldest = try source.oldestToken(), Self.isPruned(after: subscription.position, oldest: oldest) {
+                client.send(
+                    EventError(
+                        code: .tokenExpired,
+                        message: "history after token \(subscription.position) was pruned",
+                        oldest: oldest
+                    ).line
+                )
+                unsubscribe(client)
+                client.closing = true
+                return
+            }
+            // Recent transactions are given as they were encoded when published.
+            if fromRecord, !subscription.values, let cached = recent.after(subscription.position), !cached.isEmpty {
+                for entry in cached where entry.token <= published {
+                    guard let events = try entry.events ?? historyEvents(of: entry.token, after: subscription.position)
+                    else {
+                        fromRecord = false  // a hole no longer in the history: the history path decides
+                        break
+                    }
+                    guard deliver(events, to: client) else { return }
+                    subscription.position = entry.token
+                    if client.queuedBytes >= Self.backlogHighWater || client.queuedEvents >= limits.queueLimit / 2 {
+                        break
+                    }
+                }
+                client.subscription = subscription
+                continue
+            }
+            // A few transactions at a time: the page is read again from the history when the socket took it.
+            let page = try source.transactions(after: subscription.position, through: published, limit: 16)
+            for transaction in page {
+                let events = try source.events(transaction, values: subscription.values)
+                guard deliver(events, to: client) else { return }
+                subscription.position = transaction.token
+                if client.queuedBytes >= Self.backlogHighWater { break }
+            }
+            if page.isEmpty { subscription.position = published }
+            client.subscription = subscription
+        }
+    }
+
+    /// The events (without values) of transaction `token`, read from the history; `position` is the token
+    /// before it.
+    private func historyEvents(of token: Int64, after position: Int64) throws -> [EncodedEvent]? {
+        guard let transaction = try source.transactions(after: position, through: token, limit: 1).first,
+            transaction.token == token
+        else { return nil }
+        return try source.events(transaction, values: false)
+    }
+
+    /// Gives live subscribers the events of every transaction committed since the last call, in token order.
+    public func publish(now: UInt64) throws {
+        try inOneSnapshot { try publishPending() }
+        for client in clients.values where client.closed { remove(client) }
+    }
+
+    /// Runs `body` in one read transaction (one snapshot, one set of WAL locks for all its queries).
+    func inOneSnapshot<T>(_ body: () throws -> T) throws -> T {
+        engine.connection.isAutocommit ? try engine.connection.read(body) : try body()
+    }
+
+    func publishPending() throws {
+        let last = try source.lastToken()
+        while published < last {
+            let page = try source.transactions(after: published, through: last, limit: 256)
+            guard !page.isEmpty else {
+                published = last
+                break
+            }
+            let live = clients.values.filter { $0.subscription?.live == true }
+            let wantsValues = live.contains { $0.subscription?.values == true }
+            // Subscribers catching up will want these events soon: they are encoded (and kept) even when no
+            // live subscriber takes them.
+            let catchingUp = clients.values.contains { $0.subscription?.live == false }
+            for transaction in page {
+                let receivers = live.filter {
+                    $0.subscription?.live == true && ($0.subscription?.position ?? .max) < transaction.token
+                }
+                let encode = !receivers.isEmpty || catchingUp
+                let events = encode ? try source.events(transaction, values: wantsValues) : []
+                if encode { recent.add(token: transaction.token, after: published, events: events) }
+                var batch: WireLine?
+                var passes: [Int: Bool] = [:]  // by filter: does every event of the transaction pass it?
+                for client in receivers {
+                    guard let subscription = client.subscription, subscription.live else { continue }
+                    var whole = false
+                    if events.count > 1 && !subscription.values && subscription.filter >= 0 {
+                        whole = passes[subscription.filter] ?? events.allSatisfy { matches($0, subscription) }
+                        passes[subscription.filter] = whole
+                    }
+                    let delivered: Bool
+                    if whole {
+                        let joined = batch ?? WireLine(joining: events.map(\.plain), token: transaction.token)
+                        batch = joined
+                        delivered = deliver(joined, to: client)
+                    } else {
+                        delivered = deliver(events, to: client)
+                    }
+                    if delivered { client.subscription?.position = transaction.token }
+                }
+                published = transaction.token
+            }
+        }
+    }
+}
