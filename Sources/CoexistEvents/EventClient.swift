@@ -140,7 +140,8 @@ final class EventClient {
         account.bytes += line.count
     }
 
-    /// Writes queued messages, up to 64 per `writev`, until the socket would block.
+    /// Writes queued messages, up to 64 per `sendmsg`, until the socket would block. `MSG_NOSIGNAL`: a peer
+    /// gone is an error here (the client closes), never a SIGPIPE for whatever process embeds the server.
     func flush() {
         while outputHead < output.count {
             let batch = min(output.count - outputHead, 64)
@@ -153,7 +154,10 @@ final class EventClient {
                         iov_len: line.count - skip
                     )
                 }
-                return writev(descriptor, vectors.baseAddress, Int32(batch))
+                var message = msghdr()
+                message.msg_iov = vectors.baseAddress
+                message.msg_iovlen = batch
+                return sendmsg(descriptor, &message, Int32(MSG_NOSIGNAL))
             }
             if written < 0 && errno == EINTR { continue }
             if written <= 0 {

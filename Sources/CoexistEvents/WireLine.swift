@@ -4,7 +4,7 @@ import Glibc
 
 /// One or more encoded wire lines (newlines included) in memory that never moves, shared by every client they
 /// are queued for: an event is encoded and copied once, however many subscribers receive it, and client
-/// queues hand its bytes straight to `writev`. A transaction's events are also joined into one batch, so that
+/// queues hand its bytes straight to `sendmsg`. A transaction's events are also joined into one batch, so that
 /// a subscriber taking all of them costs one queue entry and one `iovec`, not one per event.
 public final class WireLine: @unchecked Sendable {
     /// The bytes; immutable after creation.

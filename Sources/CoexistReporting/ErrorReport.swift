@@ -103,6 +103,8 @@ public struct ErrorReport: Sendable {
         switch (error.call, error.code) {
         // No daemon listening (or no socket at all): the service is unavailable.
         case ("connect", _): .unavailable
+        // The daemon closed the connection (stopping, or it closed this client).
+        case ("send", EPIPE), ("send", ECONNRESET), ("read", ECONNRESET): .unavailable
         // The socket path holds another file, or another server: the configuration names the wrong path.
         case ("bind", EEXIST), ("bind", EADDRINUSE), ("bind", EACCES), ("bind", ENOENT): .configuration
         case ("open", ENOENT), ("open", EACCES): .noInput

@@ -1,3 +1,4 @@
+import CoexistRuntime
 import Foundation
 import TestSupport
 import Testing
@@ -22,6 +23,33 @@ import Glibc
         let result = try ProductProcess.run(command[0], Array(command.dropFirst()))
         #expect(Int(result.status) == expected, "\(command): \(result.stderr)")
         #expect(!result.stderr.isEmpty)
+    }
+
+    /// A daemon that closes the connection at once (stopping, say): coexistctl says it is unavailable (69),
+    /// never dies of SIGPIPE (141).
+    @Test func aConnectionClosedAtOnceIsUnavailable() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.file("closing.sock")
+        let listener = try UnixListener(path: path, mode: 0o600)
+        let descriptor = listener.descriptor
+        let closer = Thread {
+            let deadline = Date().addingTimeInterval(10)
+            while Date() < deadline {
+                let peer = accept(descriptor, nil, nil)
+                if peer >= 0 {
+                    shutdown(peer, Int32(SHUT_RDWR))
+                    close(peer)
+                } else {
+                    usleep(1_000)
+                }
+            }
+        }
+        closer.start()
+        for command in [["status"], ["wait", "1"], ["tail", "--count", "1"]] {
+            let result = try ProductProcess.run("coexistctl", command + ["--socket", path])
+            #expect(result.status == 69, "\(command): \(result.status) \(result.stderr)")
+        }
+        withExtendedLifetime(listener) {}
     }
 
     /// A store the daemon's user cannot write: 77 (EX_NOPERM), naming the file; as root, run as nobody.

@@ -96,10 +96,12 @@ public final class ChildProcess {
 /// A blocking client of the daemon's socket for tools: one request line, one reply line.
 public final class LineClient {
     private let descriptor: Int32
+    private let path: String
     private var buffer: [UInt8] = []
 
     /// Connects to the socket at `path`, retrying for up to `timeout` seconds (the daemon may be starting).
     public init(path: String, timeout: Double = 10) throws(SystemError) {
+        self.path = path
         var waited = 0.0
         while true {
             do {
@@ -111,6 +113,17 @@ public final class LineClient {
             usleep(20_000)
             waited += 0.02
         }
+    }
+
+    /// The error of a failed `send` or `read` on the socket at `path`.
+    private static func lost(_ call: String, _ code: Int32, _ path: String) -> SystemError {
+        let closed = code == EPIPE || code == ECONNRESET
+        return SystemError(
+            call: call,
+            code: code,
+            subject: path,
+            detail: closed ? "coexistd closed the connection (\(String(cString: strerror(code))))" : nil
+        )
     }
 
     /// A connected (blocking, close-on-exec) Unix stream socket to `path`, after one attempt.
@@ -133,16 +146,17 @@ public final class LineClient {
 
     deinit { close(descriptor) }
 
-    /// Sends `line` (a newline is added).
+    /// Sends `line` (a newline is added). A daemon that has closed the connection is an error
+    /// (`MSG_NOSIGNAL`: never a SIGPIPE that would end the process).
     public func send(_ line: String) throws(SystemError) {
         var bytes = Array((line + "\n").utf8)
         var offset = 0
         while offset < bytes.count {
             let written = bytes.withUnsafeMutableBytes {
-                write(descriptor, $0.baseAddress! + offset, $0.count - offset)
+                Glibc.send(descriptor, $0.baseAddress! + offset, $0.count - offset, Int32(MSG_NOSIGNAL))
             }
             if written < 0 && errno == EINTR { continue }
-            guard written > 0 else { throw SystemError(call: "write", code: errno) }
+            guard written > 0 else { throw Self.lost("send", errno, path) }
             offset += written
         }
     }
@@ -165,7 +179,7 @@ public final class LineClient {
             var chunk = [UInt8](repeating: 0, count: 65_536)
             let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
             if count < 0 && errno == EINTR { continue }
-            guard count >= 0 else { throw SystemError(call: "read", code: errno) }
+            guard count >= 0 else { throw Self.lost("read", errno, path) }
             if count == 0 { return nil }
             buffer += chunk[0..<count]
         }
