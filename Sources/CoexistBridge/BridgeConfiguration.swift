@@ -22,7 +22,7 @@ public struct BridgeConfiguration: Sendable {
     /// Creates settings; the defaults are the documented ones of `config/coexistd.conf`.
     public init(
         author: String = "coexistd",
-        batchSize: Int = 64,
+        batchSize: Int = 1_024,
         conflictPolicy: ConflictPolicy = .laterWins,
         initialSyncChunk: Int = 500
     ) {

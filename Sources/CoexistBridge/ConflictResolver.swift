@@ -112,6 +112,13 @@ final class ConflictResolver {
         return true
     }
 
+    /// Whether the window holds a change on `side` to any of `properties` of the object `id` of `root`.
+    func hasPendingChange(root: String, id: String, to properties: [String], on side: Side) -> Bool {
+        properties.contains { property in
+            changes[Key(root: root, id: id, property: property)]?.contains { $0.side == side } == true
+        }
+    }
+
     /// Records the conflicts of the pass; returns how many.
     func record() throws -> Int {
         for loss in losses.values.sorted(by: { $0.loser.token < $1.loser.token }) {

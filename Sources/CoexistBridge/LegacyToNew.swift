@@ -3,69 +3,76 @@ import CoexistLegacyStore
 import CoexistModel
 import CoexistStore
 
-/// Mirrors one legacy transaction into the new schema, reading each object's current legacy state.
+/// Mirrors a snapshot of legacy transactions (one or more, in token order) into the new schema in one
+/// new-side save, making every object they touched equal to its current legacy state.
 ///
-/// Order: objects the transaction inserted (attributes), then updated attributes, then relationships (so
-/// that every object they point to exists), then deletes. An object the transaction refers to that the new
-/// side does not hold yet (one written before the bridge ran, say) is copied on demand: nothing is lost.
+/// Order: deletes first (a value an object gave up may be taken by another in the same snapshot), then
+/// the unique values that move are freed (``UniqueValues``), then objects inserted (attributes), then
+/// updated attributes, then relationships (so that every object they point to exists), then derived values.
+/// An object the transactions refer to that the new side does not hold yet (one written before the bridge
+/// ran, say) is copied on demand: nothing is lost.
 struct LegacyToNew {
     let engine: SyncEngine
     let conflicts: ConflictResolver
 
     var model: Model { engine.new.model }
 
-    func mirror(_ transaction: HistoryTransaction, _ metadata: SaveMetadata) throws -> Int64? {
-        try engine.new.save(metadata) { save in
-            save.enforcesMandatoryValues = false
-            var context = Context(engine: engine, save: save)
-            var relationships: [(ObjectID, ObjectRef, [String])] = []
-            for change in transaction.changes where change.type == .insert {
-                guard let id = try objectID(change), let entity = model.entity(named: id.entity),
-                    let (object, ref) = try context.ensure(id)
-                else { continue }
-                if !context.inserted.contains(id) {  // inserted just now: from this very state
-                    try context.syncAttributes(
-                        ref,
-                        object,
-                        model.allAttributes(of: entity).filter { !$0.isTransient }.map(\.name)
-                    )
-                }
-                relationships.append(
-                    (id, ref, model.allRelationships(of: entity).filter { !$0.isTransient }.map(\.name))
-                )
-            }
-            for change in transaction.changes where change.type == .update {
-                guard let id = try objectID(change), let entity = model.entity(named: id.entity) else { continue }
+    func mirror(_ transactions: [HistoryTransaction], _ metadata: SaveMetadata) throws -> Int64? {
+        var plan = MirrorPlan<ObjectID>()
+        for (token, change) in MirrorPlan<ObjectID>.changes(of: transactions) {
+            switch change.type {
+            case .delete: plan.deletes.append(change)
+            case .insert: if let id = try objectID(change) { plan.insert(id) }
+            case .update:
+                guard let id = try objectID(change) else { continue }
                 guard let properties = change.properties else {
                     throw BridgeError.unmirrorable("\(id): its ZCOLUMNS bitmap cannot be decoded with the model")
                 }
-                let winners = try properties.filter {
-                    try !conflicts.loses(change, property: $0, token: transaction.token)
+                plan.update(id, try properties.filter { try !conflicts.loses(change, property: $0, token: token) })
+            }
+        }
+        return try engine.new.save(metadata) { save in
+            save.enforcesMandatoryValues = false
+            var context = Context(engine: engine, save: save)
+            for change in plan.deletes { try delete(change, &context) }
+            try context.freeUniqueValues(&plan, conflicts: conflicts)
+            var relationships: [(ObjectID, ObjectRef, [String])] = []
+            for id in plan.order {
+                guard let entry = plan.entries[id], let entity = model.entity(named: id.entity),
+                    let (object, ref) = try context.ensure(id)
+                else { continue }
+                let attributes = model.allAttributes(of: entity).filter { !$0.isTransient }.map(\.name)
+                if entry.inserted {
+                    if !context.inserted.contains(id) { try context.syncAttributes(ref, object, attributes) }
+                    relationships.append(
+                        (id, ref, model.allRelationships(of: entity).filter { !$0.isTransient }.map(\.name))
+                    )
+                } else {
+                    let names = Set(attributes)
+                    try context.syncAttributes(ref, object, entry.properties.filter { names.contains($0) })
+                    relationships.append((id, ref, entry.properties.filter { !names.contains($0) }))
                 }
-                guard !winners.isEmpty, let (object, ref) = try context.ensure(id) else { continue }
-                let attributes = Set(model.allAttributes(of: entity).map(\.name))
-                try context.syncAttributes(ref, object, winners.filter { attributes.contains($0) })
-                relationships.append((id, ref, winners.filter { !attributes.contains($0) }))
             }
             for (id, ref, names) in relationships {
                 for name in names { try context.syncRelationship(id, ref, name) }
             }
-            for change in transaction.changes where change.type == .delete {
-                guard let entity = change.entity, let pk = change.objectPK else {
-                    throw BridgeError.unmirrorable("delete of an unknown entity number \(change.entityNumber ?? -1)")
-                }
-                let root = engine.identities.root(of: entity)
-                guard let identity = try engine.identities.recordedID(root: root, pk: pk) ?? tombstoneIdentity(change)
-                else { continue }
-                if let stored = try engine.new.entityOfRow(id: identity, rootEntity: root) {
-                    let ref = ObjectRef(entity: stored, id: identity)
-                    try context.noteDestinations(of: ref)
-                    try save.delete(ref, applyingRules: false)
-                }
-                try engine.identities.forget(root: root, pk: pk)
-            }
             try engine.derived.copy(context.derivedCandidates, engine: engine) { try save.update($0, $1) }
         }.token
+    }
+
+    private func delete(_ change: HistoryChange, _ context: inout Context) throws {
+        guard let entity = change.entity, let pk = change.objectPK else {
+            throw BridgeError.unmirrorable("delete of an unknown entity number \(change.entityNumber ?? -1)")
+        }
+        let root = engine.identities.root(of: entity)
+        guard let identity = try engine.identities.recordedID(root: root, pk: pk) ?? tombstoneIdentity(change)
+        else { return }
+        if let stored = try engine.new.entityOfRow(id: identity, rootEntity: root) {
+            let ref = ObjectRef(entity: stored, id: identity)
+            try context.noteDestinations(of: ref)
+            try context.save.delete(ref, applyingRules: false)
+        }
+        try engine.identities.forget(root: root, pk: pk)
     }
 
     func objectID(_ change: HistoryChange) throws -> ObjectID? {
@@ -112,9 +119,16 @@ struct LegacyToNew {
 
         /// Notes what the to-ones of a new-side object about to be deleted point to.
         mutating func noteDestinations(of ref: ObjectRef) throws {
-            guard !engine.derived.names.isEmpty, let entity = engine.new.model.entity(named: ref.entity) else { return }
-            for relationship in engine.new.model.allRelationships(of: entity) where !relationship.isToMany {
-                for target in try engine.new.related(ref, relationship.name) { try noteDerived(target) }
+            for target in try Self.destinations(of: ref, engine: engine) { try noteDerived(target) }
+        }
+
+        /// What the to-ones of a new-side object point to, when the model has derived attributes.
+        static func destinations(of ref: ObjectRef, engine: SyncEngine) throws -> [ObjectRef] {
+            guard !engine.derived.names.isEmpty, let entity = engine.new.model.entity(named: ref.entity) else {
+                return []
+            }
+            return try engine.new.model.allRelationships(of: entity).filter { !$0.isToMany }.flatMap {
+                try engine.new.related(ref, $0.name)
             }
         }
 
@@ -156,6 +170,54 @@ struct LegacyToNew {
                 ?? Set(engine.new.model.allAttributes(of: definition).filter { !$0.isTransient }.map(\.name))
             storedNames[entity] = names
             return values.filter { names.contains($0.key) }
+        }
+
+        /// Frees, on the new side, the unique values the planned objects are about to move, bringing
+        /// forward the objects that still hold them there (see ``UniqueValues``).
+        mutating func freeUniqueValues(_ plan: inout MirrorPlan<ObjectID>, conflicts: ConflictResolver) throws {
+            let engine = engine
+            let save = save
+            let identities = engine.identities
+            func ref(_ id: ObjectID) throws -> ObjectRef? {
+                try identities.recordedID(root: identities.root(of: id.entity), pk: id.pk).map {
+                    ObjectRef(entity: id.entity, id: $0)
+                }
+            }
+            var destinations: [ObjectRef] = []
+            try engine.unique.free(
+                &plan,
+                UniqueValues.Access(
+                    entity: { $0.entity },
+                    read: { id in
+                        let source = try engine.legacy.object(id)?.attributes
+                        return (source, try ref(id).flatMap { try engine.new.values(of: $0) })
+                    },
+                    update: { id, values in if let target = try ref(id) { try save.update(target, values) } },
+                    holders: { owner, values in
+                        try engine.new.refs(of: owner, holding: values).compactMap { holder in
+                            try identities.recordedPK(root: identities.root(of: holder.entity), id: holder.id).map {
+                                ObjectID(entity: holder.entity, pk: $0)
+                            }
+                        }
+                    },
+                    pendingOnTarget: { id, properties in
+                        guard let target = try ref(id) else { return false }
+                        return conflicts.hasPendingChange(
+                            root: identities.root(of: id.entity),
+                            id: target.id,
+                            to: properties,
+                            on: .new
+                        )
+                    },
+                    delete: { id in
+                        guard let target = try ref(id) else { return }
+                        destinations += try Self.destinations(of: target, engine: engine)
+                        try save.delete(target, applyingRules: false)
+                        try identities.forget(root: identities.root(of: id.entity), pk: id.pk)
+                    }
+                )
+            )
+            for target in destinations { try noteDerived(target) }
         }
 
         func syncAttributes(_ ref: ObjectRef, _ object: LegacyObject, _ names: [String]) throws {

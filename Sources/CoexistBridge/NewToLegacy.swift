@@ -3,52 +3,55 @@ import CoexistLegacyStore
 import CoexistModel
 import CoexistStore
 
-/// Mirrors one new-schema transaction into Core Data's tables, reading each object's current new-side
-/// state; written through the legacy store, so `Z_PK`, `Z_OPT`, relationships and Core Data history are as
-/// Core Data would write them.
+/// Mirrors a snapshot of new-schema transactions (one or more, in token order) into Core Data's tables in
+/// one legacy save, making every object they touched equal to its current new-side state; written through
+/// the legacy store, so `Z_PK`, `Z_OPT`, relationships and Core Data history are as Core Data would write
+/// them. The order is ``LegacyToNew``'s: deletes, freed unique values, inserts, attributes, relationships.
 struct NewToLegacy {
     let engine: SyncEngine
     let conflicts: ConflictResolver
 
     var model: Model { engine.new.model }
 
-    func mirror(_ transaction: HistoryTransaction, _ metadata: SaveMetadata) throws -> Int64? {
+    func mirror(_ transactions: [HistoryTransaction], _ metadata: SaveMetadata) throws -> Int64? {
+        var plan = MirrorPlan<ObjectRef>()
+        for (token, change) in MirrorPlan<ObjectRef>.changes(of: transactions) {
+            switch change.type {
+            case .delete: plan.deletes.append(change)
+            case .insert: if let ref = try reference(change) { plan.insert(ref) }
+            case .update:
+                guard let ref = try reference(change) else { continue }
+                plan.update(
+                    ref,
+                    try (change.properties ?? []).filter { try !conflicts.loses(change, property: $0, token: token) }
+                )
+            }
+        }
         var derivedCandidates: Set<ObjectID> = []
         let token = try engine.legacy.save(metadata) { save in
             save.enforcesMandatoryValues = false
             var context = Context(engine: engine, save: save)
+            for change in plan.deletes { try delete(change, &context) }
+            try context.freeUniqueValues(&plan, conflicts: conflicts)
             var relationships: [(ObjectRef, ObjectID, [String])] = []
-            for change in transaction.changes where change.type == .insert {
-                guard let ref = try reference(change), let entity = model.entity(named: ref.entity),
+            for ref in plan.order {
+                guard let entry = plan.entries[ref], let entity = model.entity(named: ref.entity),
                     let (values, id) = try context.ensure(ref)
                 else { continue }
-                try context.syncAttributes(id, values, model.allAttributes(of: entity).map(\.name))
-                relationships.append(
-                    (ref, id, model.allRelationships(of: entity).filter { !$0.isTransient }.map(\.name))
-                )
-            }
-            for change in transaction.changes where change.type == .update {
-                guard let ref = try reference(change), let entity = model.entity(named: ref.entity) else { continue }
-                let winners = try (change.properties ?? []).filter {
-                    try !conflicts.loses(change, property: $0, token: transaction.token)
+                let attributes = model.allAttributes(of: entity).map(\.name)
+                if entry.inserted {
+                    try context.syncAttributes(id, values, attributes)
+                    relationships.append(
+                        (ref, id, model.allRelationships(of: entity).filter { !$0.isTransient }.map(\.name))
+                    )
+                } else {
+                    let names = Set(attributes)
+                    try context.syncAttributes(id, values, entry.properties.filter { names.contains($0) })
+                    relationships.append((ref, id, entry.properties.filter { !names.contains($0) }))
                 }
-                guard !winners.isEmpty, let (values, id) = try context.ensure(ref) else { continue }
-                let attributes = Set(model.allAttributes(of: entity).map(\.name))
-                try context.syncAttributes(id, values, winners.filter { attributes.contains($0) })
-                relationships.append((ref, id, winners.filter { !attributes.contains($0) }))
             }
             for (ref, id, names) in relationships {
                 for name in names { try context.syncRelationship(ref, id, name) }
-            }
-            for change in transaction.changes where change.type == .delete {
-                guard let ref = try reference(change) else { continue }
-                let root = engine.identities.root(of: ref.entity)
-                guard let pk = try engine.identities.recordedPK(root: root, id: ref.id) else { continue }
-                if let object = try engine.legacy.object(ObjectID(entity: ref.entity, pk: pk)) {
-                    try context.noteDestinations(of: object.id)
-                    try save.delete(object.id, applyingRules: false)
-                }
-                try engine.identities.forget(root: root, pk: pk)
             }
             derivedCandidates = context.derivedCandidates
         }.token
@@ -60,6 +63,17 @@ struct NewToLegacy {
             }
         }
         return token
+    }
+
+    private func delete(_ change: HistoryChange, _ context: inout Context) throws {
+        guard let ref = try reference(change) else { return }
+        let root = engine.identities.root(of: ref.entity)
+        guard let pk = try engine.identities.recordedPK(root: root, id: ref.id) else { return }
+        if let object = try engine.legacy.object(ObjectID(entity: ref.entity, pk: pk)) {
+            try context.noteDestinations(of: object.id)
+            try context.save.delete(object.id, applyingRules: false)
+        }
+        try engine.identities.forget(root: root, pk: pk)
     }
 
     func reference(_ change: HistoryChange) throws -> ObjectRef? {
@@ -84,11 +98,16 @@ struct NewToLegacy {
 
         /// Notes what the to-ones of a legacy object about to be deleted point to.
         mutating func noteDestinations(of id: ObjectID) throws {
+            for target in try Self.destinations(of: id, engine: engine) { noteDerived(target) }
+        }
+
+        /// What the to-ones of a legacy object point to, when the model has derived attributes.
+        static func destinations(of id: ObjectID, engine: SyncEngine) throws -> [ObjectID] {
             guard !engine.derived.names.isEmpty, let model = engine.legacy.model,
                 let entity = model.entity(named: id.entity)
-            else { return }
-            for relationship in model.allRelationships(of: entity) where !relationship.isToMany {
-                for target in try engine.legacy.related(id, relationship.name) { noteDerived(target) }
+            else { return [] }
+            return try model.allRelationships(of: entity).filter { !$0.isToMany }.flatMap {
+                try engine.legacy.related(id, $0.name)
             }
         }
 
@@ -122,6 +141,55 @@ struct NewToLegacy {
             }
             let names = Set(model.allAttributes(of: definition).filter { !$0.isTransient && !$0.isDerived }.map(\.name))
             return values.filter { names.contains($0.key) }
+        }
+
+        /// Frees, on the legacy side, the unique values the planned objects are about to move, bringing
+        /// forward the objects that still hold them there (see ``UniqueValues``).
+        mutating func freeUniqueValues(_ plan: inout MirrorPlan<ObjectRef>, conflicts: ConflictResolver) throws {
+            let engine = engine
+            let save = save
+            let identities = engine.identities
+            func id(_ ref: ObjectRef) throws -> ObjectID? {
+                try identities.recordedPK(root: identities.root(of: ref.entity), id: ref.id).map {
+                    ObjectID(entity: ref.entity, pk: $0)
+                }
+            }
+            var destinations: [ObjectID] = []
+            try engine.unique.free(
+                &plan,
+                UniqueValues.Access(
+                    entity: { $0.entity },
+                    read: { ref in
+                        (
+                            try engine.new.values(of: ref),
+                            try id(ref).flatMap { try engine.legacy.object($0)?.attributes }
+                        )
+                    },
+                    update: { ref, values in if let target = try id(ref) { try save.update(target, values) } },
+                    holders: { owner, values in
+                        try engine.legacy.objects(of: owner, holding: values).compactMap { holder in
+                            try identities.recordedID(root: identities.root(of: holder.entity), pk: holder.pk).map {
+                                ObjectRef(entity: holder.entity, id: $0)
+                            }
+                        }
+                    },
+                    pendingOnTarget: { ref, properties in
+                        conflicts.hasPendingChange(
+                            root: identities.root(of: ref.entity),
+                            id: ref.id,
+                            to: properties,
+                            on: .legacy
+                        )
+                    },
+                    delete: { ref in
+                        guard let target = try id(ref) else { return }
+                        destinations += try Self.destinations(of: target, engine: engine)
+                        try save.delete(target, applyingRules: false)
+                        try identities.forget(root: identities.root(of: ref.entity), pk: target.pk)
+                    }
+                )
+            )
+            for target in destinations { noteDerived(target) }
         }
 
         func syncAttributes(_ id: ObjectID, _ values: [String: AttributeValue], _ names: [String]) throws {

@@ -37,15 +37,14 @@ extension SyncEngine {
                 }
                 do {
                     let mirrored = try connection.savepoint("coexist_retry") {
-                        try mirror(transaction, conflicts: ConflictResolver(engine: self))
-                    }
-                    try connection.run("DELETE FROM coexist_parked WHERE token = ?", [.integer(token)])
-                    if let mirrored {
-                        try connection.run(
-                            "INSERT INTO coexist_mirror (source_token, source_side, mirror_token) VALUES (?, ?, ?)",
-                            [.integer(token), .text(transaction.side.rawValue), .integer(mirrored)]
+                        try mirror(
+                            [transaction],
+                            conflicts: ConflictResolver(engine: self),
+                            name: Self.saveName(transaction, transaction)
                         )
                     }
+                    try connection.run("DELETE FROM coexist_parked WHERE token = ?", [.integer(token)])
+                    if let mirrored { try recordMirror(transaction, token: mirrored) }
                     result.mirrored += 1
                 } catch {
                     if Self.isTransient(error) || Self.isCorruption(error) { throw error }
@@ -83,6 +82,14 @@ extension SyncEngine {
     }
 
     /// Records a new error for a transaction that stays parked (keeping when it was first parked).
+    /// Parks a source transaction that could not be mirrored, with the error.
+    func park(_ token: Int64, side: Side, error: String) throws {
+        try connection.run(
+            "INSERT OR REPLACE INTO coexist_parked (token, side, error, parked_at) VALUES (?, ?, ?, ?)",
+            [.integer(token), .text(side.rawValue), .text(error), .real(TransactionWriter.now())]
+        )
+    }
+
     private func park(_ token: Int64, error: String) throws {
         try connection.run("UPDATE coexist_parked SET error = ? WHERE token = ?", [.text(error), .integer(token)])
     }

@@ -15,7 +15,7 @@ import Glibc
 /// It waits in `poll(2)` on an inotify watch of the database's directory and on ``wake`` (stop, reload),
 /// with a timeout for the fallback check and retention pruning. When another process commits, it signals
 /// ``events`` at once (the daemon publishes the commit before the bridge mirrors it), runs a pass, and
-/// signals ``events`` again after every pass that committed. Passes are bounded (``SyncEngine/passBudget``),
+/// signals ``events`` again after every pass that committed. Passes are bounded (``SyncEngine/passChanges``),
 /// so a stop or a reload is seen within about 50 ms.
 final class BridgeWorker: @unchecked Sendable {
     /// What the daemon's thread may change while the worker runs.

@@ -7,7 +7,7 @@ enum BenchCommand {
                              [--count N] [--rate N] [--rows N] [--changes N] [--subscribers N,N,...]
                              [--event-rate N] [--fanout-seconds N] [--queue-limit N] [--backlog N]
                              [--idle-seconds N]
-               coexist-bench crash [--rounds N] [--writes N] [--seed N] [--model PATH]
+               coexist-bench crash [--rounds N] [--writes N] [--seed N] [--model PATH | --store PATH]
                coexist-bench soak [--minutes N | --seconds N] [--subscribers N] [--rate N] [--model PATH]
 
           latency          commit → subscriber event and commit → mirror event, each direction
@@ -27,7 +27,9 @@ enum BenchCommand {
           all              every scenario above (the default)
           crash            SIGKILLs coexistd --rounds times (default 200) while two random writers make
                            --writes saves each (default 400), then checks that nothing was lost, doubled or
-                           echoed; one summary line, exit 1 on a failure
+                           echoed; one summary line, exit 1 on a failure. --store: on a copy of that
+                           Core Data store instead (CoreDataPlus SampleModel: the writers also swap and
+                           chain unique names and plates)
           soak             --minutes (default 30; or --seconds) of a writer on each side (--rate one-row
                            transactions per second each, default 100), --subscribers peers (default 200:
                            half fast, a fifth slow, a tenth each never-reading, reconnecting, hostile) and a
@@ -43,7 +45,7 @@ enum BenchCommand {
             flags: ["help"],
             options: [
                 "model", "count", "rate", "rows", "idle-seconds", "rounds", "writes", "seed", "changes", "backlog",
-                "subscribers", "event-rate", "fanout-seconds", "queue-limit", "minutes", "seconds",
+                "subscribers", "event-rate", "fanout-seconds", "queue-limit", "minutes", "seconds", "store",
             ]
         )
         if parsed.flag("help") {
@@ -64,6 +66,7 @@ enum BenchCommand {
         if scenario == "crash" {
             let result = try CrashScenario.run(
                 modelPath: model,
+                storePath: parsed.option("store"),
                 rounds: try number("rounds", 200),
                 writes: try number("writes", 400),
                 seed: UInt64(try number("seed", 1))

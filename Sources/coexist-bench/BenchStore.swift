@@ -29,6 +29,24 @@ struct BenchStore {
         try NewStore(path: path, model: model).createSchema()
     }
 
+    /// A copy of the Core Data store at `storePath` (with its own model) in a temporary directory: the
+    /// original is only read.
+    init(copying storePath: String) throws {
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: storePath))
+        var template = Array("/tmp/coexist-bench.XXXXXX".utf8CString)
+        guard let made = template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) else {
+            throw SystemError(call: "mkdtemp", code: errno)
+        }
+        directory = String(cString: made)
+        path = directory + "/Bench.sqlite"
+        socket = directory + "/coexist.sock"
+        try bytes.write(to: URL(fileURLWithPath: path))
+        guard let model = try LegacyStore(path: path).model else {
+            throw BenchError("\(storePath): the store carries no model")
+        }
+        self.model = model
+    }
+
     /// Runs `body` with a fresh store and a coexistd on it; stops the daemon and removes the store after.
     static func withDaemon<T>(modelPath: String, _ body: (BenchStore, ChildProcess) throws -> T) throws -> T {
         let store = try BenchStore(modelPath: modelPath)
@@ -42,8 +60,8 @@ struct BenchStore {
     }
 
     /// Runs coexistd until it has mirrored everything committed so far, then stops it.
-    static func catchUp(_ store: BenchStore) throws {
-        let daemon = try store.startDaemon()
+    static func catchUp(_ store: BenchStore, errorLog: String? = nil) throws {
+        let daemon = try store.startDaemon(errorLog: errorLog)
         defer {
             daemon.terminate()
             daemon.wait()
@@ -60,11 +78,19 @@ struct BenchStore {
     }
 
     /// Starts coexistd on the store with extra command-line `options`; returns once its socket answers (at
-    /// once unless `waitForSocket`).
-    func startDaemon(options: [String] = [], waitForSocket: Bool = true) throws -> ChildProcess {
+    /// once unless `waitForSocket`). With `errorLog`, it logs warnings too, appended to that file.
+    func startDaemon(
+        options: [String] = [],
+        waitForSocket: Bool = true,
+        errorLog: String? = nil
+    ) throws
+        -> ChildProcess
+    {
         let daemon = try ChildProcess(
             path: ChildProcess.executableDirectory() + "/coexistd",
-            arguments: ["--database", path, "--socket", socket, "--log-level", "error"] + options
+            arguments: ["--database", path, "--socket", socket, "--log-level", errorLog == nil ? "error" : "warning"]
+                + options,
+            errorLog: errorLog
         )
         guard waitForSocket else { return daemon }
         let client = try LineClient(path: socket)
@@ -75,7 +101,7 @@ struct BenchStore {
 
     /// Removes the directory and everything in it.
     func remove() {
-        for name in ["Bench.sqlite", "Bench.sqlite-wal", "Bench.sqlite-shm", "coexist.sock"] {
+        for name in ["Bench.sqlite", "Bench.sqlite-wal", "Bench.sqlite-shm", "coexist.sock", "coexistd.log"] {
             unlink(directory + "/" + name)
         }
         rmdir(directory)

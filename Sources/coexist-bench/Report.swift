@@ -134,8 +134,9 @@ struct Report {
     /// The crash harness's one summary line.
     static func crash(_ result: CrashScenario.Result) -> String {
         "crash: \(result.passed ? "passed" : "FAILED"): \(result.rounds) SIGKILL rounds, \(result.sources) source "
-            + "transactions, \(result.mirrors) mirrored (\(result.mirrorTransactions) mirror transactions), "
-            + "\(result.echoes) echoes, \(result.parked) parked, cursor \(result.cursorAtEnd ? "at" : "NOT at") the "
+            + "transactions, \(result.mirrors) mirrored (\(result.mirrorTransactions) mirror transactions, "
+            + "\(result.mirrorTokens) of them recorded), \(result.echoes) echoes, \(result.parked) parked "
+            + "(\(result.everParked) park reports), cursor \(result.cursorAtEnd ? "at" : "NOT at") the "
             + "last token, verify \(result.verifyEqual ? "equal" : "DIFFERENT")"
     }
 

@@ -11,9 +11,46 @@ import Glibc
 // A writer process for multi-process tests:
 //   coexist-test-helper legacy-writer|new-writer STORE COUNT AUTHOR
 //   coexist-test-helper legacy-random|new-random STORE COUNT AUTHOR SEED
+//   coexist-test-helper legacy-sample|new-sample STORE COUNT AUTHOR SEED    (CoreDataPlus SampleModel)
 // saves COUNT transactions to the demo-model store STORE (through the legacy store or the new store), each
 // inserting one Task titled "AUTHOR i" and changing the previous one, then prints "done COUNT".
 let arguments = CommandLine.arguments
+if arguments.count == 6, ["legacy-sample", "new-sample"].contains(arguments[1]), let count = Int(arguments[3]),
+    let seed = UInt64(arguments[5])
+{
+    do {
+        let options = OpenOptions(busyTimeoutMilliseconds: 30_000)
+        let legacy = try LegacyStore(path: arguments[2], options: options)
+        guard let model = legacy.model, let car = model.entity(named: "Car") else {
+            throw LegacyStoreError.modelMismatch(path: arguments[2], detail: "not a SampleModel store")
+        }
+        let entities = model.hierarchy(from: car).map(\.name)
+        let tag = arguments[1] == "legacy-sample" ? "L" : "N"
+        let result =
+            arguments[1] == "legacy-sample"
+            ? try SampleWriters.run(
+                LegacySampleSide(store: legacy),
+                entities: entities,
+                count: count,
+                author: arguments[4],
+                tag: tag,
+                seed: seed
+            )
+            : try SampleWriters.run(
+                NewSampleSide(store: try NewStore(path: arguments[2], model: model, options: options)),
+                entities: entities,
+                count: count,
+                author: arguments[4],
+                tag: tag,
+                seed: seed
+            )
+        print("saved \(result.saved) refused \(result.refused)")
+        exit(0)
+    } catch {
+        StandardStreams.error("coexist-test-helper: \(error)")
+        exit(1)
+    }
+}
 if arguments.count == 6, ["legacy-random", "new-random"].contains(arguments[1]), let count = Int(arguments[3]),
     let seed = UInt64(arguments[5])
 {

@@ -93,6 +93,20 @@ import Testing
         #expect(result.stdout.hasPrefix("crash: passed: 12 SIGKILL rounds"), "seed \(seed): \(result.stdout)")
     }
 
+    /// The crash harness on a copy of a real Core Data store (CoreDataPlus `SampleModel`: a compound
+    /// uniqueness constraint, three levels of sub-entities, nullify), with writers that also swap and chain
+    /// unique names and plates: `verify` equal, nothing parked.
+    @Test func crashHarnessOnSampleModel() throws {
+        let seed = UInt64.random(in: 1...1_000_000)
+        let result = try ProductProcess.run(
+            "coexist-bench",
+            ["crash", "--rounds", "12", "--writes", "120", "--seed", "\(seed)", "--store", Fixtures.sampleModelV1]
+        )
+        #expect(result.status == 0, "seed \(seed): \(result.stdout)\(result.stderr)")
+        #expect(result.stdout.hasPrefix("crash: passed: 12 SIGKILL rounds"), "seed \(seed): \(result.stdout)")
+        #expect(result.stdout.contains(" 0 parked (0 park reports),"), "seed \(seed): \(result.stdout)")
+    }
+
     /// The soak, short: honest subscribers complete, hostile ones closed, RSS reported.
     @Test func soakShortRun() throws {
         let result = try ProductProcess.run(

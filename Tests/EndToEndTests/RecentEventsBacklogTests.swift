@@ -40,7 +40,9 @@ import Testing
             return lines
         }
         let fromRecord = try backlog(fixture.daemon)
-        #expect(fromRecord.count == Int(last - before), "30 commits and their 30 mirrors")
+        // A pass mirrors what it finds pending in one save per side: the 30 commits' 30 changes, and 30
+        // mirrored changes in as many mirror transactions as passes.
+        #expect(fromRecord.count == 60, "30 commits and their 30 mirrored changes")
         #expect(fixture.daemon.stop() == 0)
         let restarted = try DaemonProcess(database: fixture.shared.legacy.path, directory: fixture.directory)
         defer { restarted.stop() }

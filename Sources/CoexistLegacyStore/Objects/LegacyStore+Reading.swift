@@ -73,6 +73,50 @@ extension LegacyStore {
         return found
     }
 
+    /// The objects of `entityName` (and its sub-entities) whose attributes hold `values`, compared as stored:
+    /// who holds the values of a uniqueness constraint. Empty when one of them is NULL (NULLs never collide
+    /// in a unique index).
+    public func objects(of entityName: String, holding values: [String: AttributeValue]) throws -> [ObjectID] {
+        let (model, schema) = try requireModel()
+        guard let entity = model.entity(named: entityName), let mapping = schema.entities[entityName] else {
+            throw LegacyStoreError.modelMismatch(path: path, detail: "no entity named \(entityName)")
+        }
+        let numbers = model.hierarchy(from: entity).compactMap { schema.entities[$0.name]?.number }
+        var conditions = ["Z_ENT IN (\(numbers.map(String.init).joined(separator: ", ")))"]
+        var arguments: [SQLiteValue] = []
+        for (name, value) in values.sorted(by: { $0.key < $1.key }) {
+            guard let attribute = model.allAttributes(of: entity).first(where: { $0.name == name }),
+                case .attribute(let column)? = mapping.properties[name]
+            else {
+                throw LegacyStoreError.modelMismatch(
+                    path: path,
+                    detail: "\(entityName) has no stored attribute \(name)"
+                )
+            }
+            let stored: SQLiteValue
+            do {
+                stored = try AttributeCodec.encode(value, as: attribute)
+            } catch {
+                throw LegacyStoreError.validation(path: path, detail: "\(entityName).\(name): \(error)")
+            }
+            if stored.isNull { return [] }
+            conditions.append("\(SQLIdentifier.quoted(column)) = ?")
+            arguments.append(stored)
+        }
+        var result: [ObjectID] = []
+        try connection.forEachRow(
+            "SELECT Z_PK, Z_ENT FROM \(SQLIdentifier.quoted(mapping.table)) WHERE "
+                + conditions.joined(separator: " AND "),
+            arguments
+        ) { row in
+            let number = Int(row[1].integerValue ?? 0)
+            result.append(
+                ObjectID(entity: schema.entity(number: number)?.name ?? entityName, pk: row[0].integerValue ?? 0)
+            )
+        }
+        return result
+    }
+
     /// The decoder of `table`'s rows, cached until the store's tables change.
     func rowDecoder(_ table: String, model: Model, schema: StoreSchema) throws(LegacyStoreError) -> RowDecoder {
         if let cached = rowDecoders[table] { return cached }

@@ -9,14 +9,17 @@ public final class ChildProcess {
     private var status: Int32?
 
     /// Starts `path` with `arguments` (without the program name), inheriting the environment and descriptors
-    /// (standard output goes to /dev/null when `quiet`).
-    public init(path: String, arguments: [String], quiet: Bool = false) throws(SystemError) {
+    /// (standard output goes to /dev/null when `quiet`; standard error is appended to `errorLog` when given).
+    public init(path: String, arguments: [String], quiet: Bool = false, errorLog: String? = nil) throws(SystemError) {
         let argv = ([path] + arguments).map { strdup($0) } + [nil]
         defer { for pointer in argv { free(pointer) } }
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
         if quiet { posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, "/dev/null", O_WRONLY, 0) }
+        if let errorLog {
+            posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, errorLog, O_WRONLY | O_CREAT | O_APPEND, 0o600)
+        }
         var pid: pid_t = 0
         let code = posix_spawn(&pid, path, &actions, nil, argv, environ)
         guard code == 0 else { throw SystemError(call: "posix_spawn", code: code, subject: path) }

@@ -119,4 +119,42 @@ extension NewStore {
         }
         return result
     }
+
+    /// The objects of `entityName` (and its sub-entities) whose attributes hold `values`, compared as
+    /// stored: who holds the values of a uniqueness constraint. Empty when one of them is NULL (NULLs never
+    /// collide in a unique index).
+    public func refs(of entityName: String, holding values: [String: AttributeValue]) throws -> [ObjectRef] {
+        guard let entity = model.entity(named: entityName), let mapping = schema.entities[entityName] else {
+            throw StoreError.mismatch(path: path, detail: "no entity named \(entityName)")
+        }
+        var conditions: [String] = []
+        var arguments: [SQLiteValue] = []
+        for (name, value) in values.sorted(by: { $0.key < $1.key }) {
+            guard let attribute = model.allAttributes(of: entity).first(where: { $0.name == name }),
+                case .column(let column, _)? = mapping.properties[name]
+            else { throw StoreError.mismatch(path: path, detail: "\(entityName) has no stored attribute \(name)") }
+            let stored: SQLiteValue
+            do {
+                stored = try NewValueCodec.encode(value, as: attribute)
+            } catch {
+                throw StoreError.validation(path: path, detail: "\(entityName).\(name): \(error)")
+            }
+            if stored.isNull { return [] }
+            conditions.append("\(SQLIdentifier.quoted(column)) = ?")
+            arguments.append(stored)
+        }
+        if mapping.hasKindColumn {
+            let kinds = model.hierarchy(from: entity).map(\.name)
+            conditions.append("\"kind\" IN (\(kinds.map { _ in "?" }.joined(separator: ", ")))")
+            arguments += kinds.map { .text($0) }
+        }
+        var sql =
+            "SELECT \"id\", \(mapping.hasKindColumn ? "\"kind\"" : "NULL") FROM \(SQLIdentifier.quoted(mapping.table))"
+        if !conditions.isEmpty { sql += " WHERE " + conditions.joined(separator: " AND ") }
+        var result: [ObjectRef] = []
+        try connection.forEachRow(sql, arguments) { row in
+            result.append(ObjectRef(entity: row[1].textValue ?? entityName, id: row[0].textValue ?? ""))
+        }
+        return result
+    }
 }
