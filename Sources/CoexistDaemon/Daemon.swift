@@ -75,6 +75,12 @@ public final class Daemon {
         self.connection = connection
         self.engine = engine
         try ConsumerTable.create(connection)
+        try ServingDaemon.record(
+            connection,
+            pid: getpid(),
+            socket: configuration.socket,
+            now: TransactionWriter.now()
+        )
         try engine.initialSyncIfNeeded { [notifier, logger] progress in
             let text =
                 "initial sync \(progress.direction) (\(progress.phase)): \(progress.entity) \(progress.done) of \(progress.total)"

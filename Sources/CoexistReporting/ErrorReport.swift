@@ -54,6 +54,9 @@ public struct ErrorReport: Sendable {
         case let error as DatabaseFileIdentity.Served:
             message = error.description
             exitCode = .temporaryFailure
+        case let error as ServingDaemon.NotServed:
+            message = error.description
+            exitCode = .unavailable
         case let error as SystemError:
             message = error.description
             exitCode = Self.exitCode(error)

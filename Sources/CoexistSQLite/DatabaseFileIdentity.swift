@@ -100,6 +100,15 @@ public final class DatabaseFileIdentity: @unchecked Sendable {
         throw Served(path: path, holder: lockHolder())
     }
 
+    /// The process serving the file (holding the lock ``serveExclusively()`` takes), nil when none does.
+    public func server() -> Int32? {
+        guard flock(descriptor, LOCK_SH | LOCK_NB) != 0 else {
+            flock(descriptor, LOCK_UN)
+            return nil
+        }
+        return lockHolder()
+    }
+
     /// The pid holding a `flock` on this file, from `/proc/locks` (`FLOCK ADVISORY WRITE pid MAJ:MIN:INODE`,
     /// the device numbers in hex).
     private func lockHolder() -> Int32? {

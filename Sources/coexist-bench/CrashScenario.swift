@@ -58,15 +58,23 @@ enum CrashScenario {
             )
         }
         var generator = SystemRandomNumberGenerator()
-        for round in 0..<rounds {
-            // Every other round the kill may land during start-up (opening, initial checks, binding).
-            let daemon = try store.startDaemon(waitForSocket: round % 2 == 0, errorLog: log)
-            usleep(UInt32.random(in: 1_000...60_000, using: &generator))
-            daemon.killNow()
-            daemon.wait()
+        do {
+            for round in 0..<rounds {
+                // Every other round the kill may land during start-up (opening, initial checks, binding).
+                let daemon = try store.startDaemon(waitForSocket: round % 2 == 0, errorLog: log)
+                usleep(UInt32.random(in: 1_000...60_000, using: &generator))
+                daemon.killNow()
+                daemon.wait()
+            }
+            for writer in writers where writer.wait() != 0 { throw BenchError("a writer failed") }
+            try BenchStore.catchUp(store, errorLog: log)
+        } catch {
+            // What the daemons said (their warnings and errors go to the log): the reason a start failed.
+            for line in (Measure.readFile(log) ?? "").split(separator: "\n").suffix(5) {
+                StandardStreams.error("coexist-bench: coexistd: \(line)")
+            }
+            throw error
         }
-        for writer in writers where writer.wait() != 0 { throw BenchError("a writer failed") }
-        try BenchStore.catchUp(store, errorLog: log)
         let verify = try ChildProcess(path: directory + "/coexistctl", arguments: ["verify", store.path], quiet: true)
         let connection = try Connection(path: store.path, options: OpenOptions(access: .readOnly))
         func count(_ sql: String) throws -> Int { Int(try connection.scalar(sql).integerValue ?? -1) }

@@ -1,14 +1,18 @@
 import CoexistRuntime
+import CoexistSQLite
 import FoundationEssentials
 
 /// *latency*: a writer process commits single-row transactions at a fixed rate on one side; a subscriber
 /// (this process) measures commit → event received, and commit → the bridge's mirror event received (an
-/// upper bound of commit → mirrored row committed: the mirror is committed before its event is published).
+/// upper bound of commit → mirrored row committed: the mirror is committed before its event is published);
+/// and, from the history afterwards, source save → mirror save (each transaction's `ZTIMESTAMP`, taken as
+/// its save writes, just before it commits).
 enum LatencyScenario {
     struct Result: Sendable {
         var side: String
         var event: Measure.Distribution
         var mirror: Measure.Distribution
+        var mirroredRow: Measure.Distribution
         var missing: Int
     }
 
@@ -69,10 +73,19 @@ enum LatencyScenario {
                 mirrors.append(received - committed)
             }
         }
+        let connection = try Connection(path: store.path, options: OpenOptions(access: .readOnly))
+        let saved = try connection.rows(
+            """
+            SELECT m.ZTIMESTAMP - s.ZTIMESTAMP FROM coexist_mirror c JOIN ATRANSACTION s ON s.Z_PK = c.source_token
+            JOIN ATRANSACTION m ON m.Z_PK = c.mirror_token WHERE c.source_side = ?
+            """,
+            [.text(side)]
+        )
         return Result(
             side: side,
             event: Measure.Distribution(events),
             mirror: Measure.Distribution(mirrors),
+            mirroredRow: Measure.Distribution(saved.compactMap { $0.first?.numericValue }.map { Int64($0 * 1e9) }),
             missing: (count - events.count) + (count - mirrors.count)
         )
     }

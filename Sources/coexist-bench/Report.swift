@@ -33,8 +33,15 @@ struct Report {
                     Self.distribution(result.mirror)
                 )
             )
+            rows.append(
+                (
+                    "latency", "\(result.side) save → \(other) mirror save (n \(result.mirroredRow.count))",
+                    Self.distribution(result.mirroredRow)
+                )
+            )
             sides.append(
-                "\"\(result.side)\":{\"event\":\(Self.json(result.event)),\"mirror\":\(Self.json(result.mirror)),\"missing\":\(result.missing)}"
+                "\"\(result.side)\":{\"event\":\(Self.json(result.event)),\"mirror\":\(Self.json(result.mirror)),"
+                    + "\"mirroredRow\":\(Self.json(result.mirroredRow)),\"missing\":\(result.missing)}"
             )
         }
         fields.append("\"latency\":{" + sides.joined(separator: ",") + "}")
@@ -62,16 +69,19 @@ struct Report {
         var entries: [String] = []
         for result in results {
             let ratio = Double(Int(result.ratio * 1_000)) / 1_000
+            let limitRatio = Double(Int(result.limitRatio * 1_000)) / 1_000
             rows.append(
                 (
                     "throughput",
                     "\(result.rowsPerTransaction)-row transactions mirrored (n \(result.changes))",
-                    "\(Int(result.rate)) changes/s vs raw insert \(Int(result.rawRate))/s: × \(ratio)"
+                    "\(Int(result.rate)) changes/s vs raw insert \(Int(result.rawRate))/s: × \(ratio); "
+                        + "set-based limit \(Int(result.limitRate))/s: × \(limitRatio)"
                 )
             )
             entries.append(
                 "\"rows\(result.rowsPerTransaction)\":{\"changes\":\(result.changes),\"perSecond\":\(Int(result.rate)),"
-                    + "\"rawPerSecond\":\(Int(result.rawRate)),\"ratio\":\(ratio)}"
+                    + "\"rawPerSecond\":\(Int(result.rawRate)),\"ratio\":\(ratio),"
+                    + "\"limitPerSecond\":\(Int(result.limitRate)),\"limitRatio\":\(limitRatio)}"
             )
         }
         fields.append("\"throughput\":{" + entries.joined(separator: ",") + "}")

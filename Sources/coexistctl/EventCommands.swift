@@ -1,3 +1,4 @@
+import CoexistBridge
 import CoexistDaemon
 import CoexistRuntime
 import FoundationEssentials
@@ -6,7 +7,15 @@ import FoundationEssentials
 /// A configuration file named is read whole, so that one coexistd would refuse is refused here too (78,
 /// file:line), even when `--socket` overrides its socket as it would coexistd's.
 enum SocketTarget {
+    /// The options that name the daemon: its socket, its configuration file, or the database it serves.
+    static let options: Set<String> = ["socket", "config", "database"]
+
     static func path(_ parsed: ArgumentParser) throws -> String {
+        let given = ["socket", "config", "database"].filter { parsed.option($0) != nil }
+        guard given.count <= 1 || given == ["socket", "config"] else {
+            throw ArgumentParser.UsageError("give one of --socket, --config, --database")
+        }
+        if let database = parsed.option("database") { return try ServingDaemon.socket(ofDatabase: database) }
         let configured = try parsed.option("config").map { try DaemonConfiguration.read(file: $0) }
         return parsed.option("socket") ?? configured?.socket ?? DaemonConfiguration().socket
     }
@@ -17,11 +26,13 @@ enum StatusCommand: Subcommand {
     static let name = "status"
     static let summary = "ask coexistd for its cursor, lag, rates and clients"
     static let usage = """
-        usage: coexistctl status [--socket PATH | --config FILE] [--json]
+        usage: coexistctl status [--socket PATH | --config FILE | --database FILE] [--json]
+
+          --database FILE   the coexistd serving FILE, found from the file itself
         """
 
     static func run(_ arguments: [String]) throws -> ExitCode {
-        let parsed = try ArgumentParser(arguments, flags: ["json"], options: ["socket", "config"])
+        let parsed = try ArgumentParser(arguments, flags: ["json"], options: SocketTarget.options)
         _ = try parsed.positionals(min: 0, max: 0)
         let client = try LineClient(path: try SocketTarget.path(parsed), timeout: 2)
         try client.send(#"{"op":"status"}"#)
@@ -49,13 +60,13 @@ enum WaitCommand: Subcommand {
     static let name = "wait"
     static let summary = "wait until coexistd has mirrored everything up to a token (read-your-writes)"
     static let usage = """
-        usage: coexistctl wait TOKEN [--timeout MS] [--socket PATH | --config FILE]
+        usage: coexistctl wait TOKEN [--timeout MS] [--socket PATH | --config FILE | --database FILE]
 
         Exits 0 once the bridge's cursor has reached TOKEN, 75 (EX_TEMPFAIL) when the timeout passes first.
         """
 
     static func run(_ arguments: [String]) throws -> ExitCode {
-        let parsed = try ArgumentParser(arguments, flags: [], options: ["socket", "config", "timeout"])
+        let parsed = try ArgumentParser(arguments, flags: [], options: SocketTarget.options.union(["timeout"]))
         guard let token = Int64(try parsed.positionals(min: 1, max: 1)[0]), token >= 0 else {
             throw ArgumentParser.UsageError("TOKEN is a non-negative integer")
         }
@@ -74,7 +85,7 @@ enum TailCommand: Subcommand {
     static let summary = "print change events as they happen (optionally from a past token)"
     static let usage = """
         usage: coexistctl tail [--since TOKEN|now] [--entity NAME]... [--side legacy|new] [--mirrors] [--values]
-                               [--name CONSUMER] [--count N] [--json] [--socket PATH | --config FILE]
+                               [--name CONSUMER] [--count N] [--json] [--socket PATH | --config FILE | --database FILE]
 
         Subscribes to coexistd's events and prints one line per change: readable by default, the protocol's
         JSON with --json. --name makes a durable consumer whose position is acknowledged as it goes.
@@ -85,7 +96,7 @@ enum TailCommand: Subcommand {
         let parsed = try ArgumentParser(
             arguments,
             flags: ["json", "mirrors", "values"],
-            options: ["socket", "config", "since", "side", "name", "count"],
+            options: SocketTarget.options.union(["since", "side", "name", "count"]),
             repeatable: ["entity"]
         )
         _ = try parsed.positionals(min: 0, max: 0)

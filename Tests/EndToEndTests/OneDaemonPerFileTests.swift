@@ -27,4 +27,43 @@ import Testing
         let after = try ProductProcess.run("coexistd", ["--database", path, "--socket", other, "--once"])
         #expect(after.status == 0, "once the first has gone, the file is free: \(after.stderr)")
     }
+
+    /// `coexistctl status --database FILE` finds the daemon serving FILE from the file alone, and says
+    /// clearly when none does (69), writing nothing.
+    @Test func statusFindsTheDaemonFromTheDatabase() throws {
+        let fixture = try EventFixture()
+        let path = fixture.shared.legacy.path
+        let pid = fixture.daemon.process.processIdentifier
+        let found = try ProductProcess.run("coexistctl", ["status", "--database", path, "--json"])
+        #expect(found.status == 0, "\(found.stderr)")
+        #expect(found.stdout.contains(#""type":"status""#), "\(found.stdout)")
+        let both = try ProductProcess.run("coexistctl", ["status", "--database", path, "--socket", "x.sock"])
+        #expect(both.status == 64, "\(both.stderr)")
+        #expect(fixture.daemon.stop() == 0)
+
+        // Every file's bytes but the -shm's, SQLite's shared-memory index that every reader of a WAL
+        // database marks its reads in (its presence is compared all the same).
+        let files = { () throws -> [String: Data] in
+            var contents: [String: Data] = [:]
+            for name in try FileManager.default.contentsOfDirectory(atPath: fixture.directory.path) {
+                contents[name] =
+                    name.hasSuffix("-shm") ? Data() : FileManager.default.contents(atPath: fixture.directory.file(name))
+            }
+            return contents
+        }
+        let before = try files()
+        let gone = try ProductProcess.run("coexistctl", ["status", "--database", path])
+        #expect(gone.status == 69, "\(gone.stderr)")
+        #expect(
+            gone.stderr.contains("\(path): no coexistd serves this file now (the last one was pid \(pid)"),
+            "\(gone.stderr)"
+        )
+        #expect(try files() == before, "status wrote nothing")
+        let never = try ProductProcess.run(
+            "coexistctl",
+            ["status", "--database", try fixture.directory.copy(Fixtures.sampleModelV1)]
+        )
+        #expect(never.status == 69, "\(never.stderr)")
+        #expect(never.stderr.contains("no coexistd has served this file"), "\(never.stderr)")
+    }
 }
