@@ -151,7 +151,7 @@ final class BridgeWorker: @unchecked Sendable {
             let now = Monotonic.now()
             do {
                 try identity.check()
-                try checkHeader(now, &state)
+                try checkHeader(engine, now, &state)
             } catch {
                 fail(error)
                 return
@@ -261,12 +261,19 @@ final class BridgeWorker: @unchecked Sendable {
 
     /// Reads the database file's header about once a second: a file truncated or overwritten under the
     /// daemon is noticed even when nothing is read from the missing pages. A checkpoint by another process
-    /// can make the header briefly describe pages not yet written, so only a problem that lasts a second
-    /// is reported (``DatabaseFileHeader/Problem``: the daemon exits 65).
-    private func checkHeader(_ now: UInt64, _ state: inout LoopState) throws {
+    /// can make the header describe pages not yet written, briefly, or for good when that process was killed
+    /// in between: a header that counts more pages than the file has gets a passive checkpoint first (which
+    /// writes the pages still in the WAL), and only a problem that lasts a second is reported
+    /// (``DatabaseFileHeader/Problem``: the daemon exits 65).
+    private func checkHeader(_ engine: SyncEngine, _ now: UInt64, _ state: inout LoopState) throws {
         guard now >= state.nextHeaderCheck else { return }
         do {
-            _ = try identity.header()
+            do {
+                _ = try identity.header(live: true)
+            } catch .truncated {
+                _ = try? engine.connection.rows("PRAGMA wal_checkpoint(PASSIVE)")
+                _ = try identity.header(live: true)
+            }
             state.damagedSince = nil
             state.nextHeaderCheck = now + 1_000_000_000
         } catch {

@@ -6,7 +6,11 @@ internal import Glibc
 /// (https://www.sqlite.org/fileformat2.html#the_database_header).
 ///
 /// SQLite opens a truncated file happily and fails later, on whichever page is missing; checking the
-/// header's page count against the file size turns that into one clear message up front.
+/// header's page count against the file size turns that into one clear message up front. In WAL mode the
+/// header may rightly describe pages the file does not have yet: a checkpoint writes page 1 (with the new
+/// count) before the pages after it, and a process killed in between leaves those pages in the WAL, from
+/// which every reader takes them. So a WAL-mode file with frames in its `-wal` is not called truncated
+/// for that.
 public struct DatabaseFileHeader: Sendable, Equatable {
     /// The page size in bytes (512…65536).
     public var pageSize: Int
@@ -52,8 +56,14 @@ public struct DatabaseFileHeader: Sendable, Equatable {
     }
 
     /// Reads and checks the header through an open `descriptor` of the file at `path` (with `pread`: the
-    /// descriptor's offset does not move).
-    public static func read(descriptor: Int32, path: String) throws(Problem) -> DatabaseFileHeader {
+    /// descriptor's offset does not move); `live`: as seen by open connections (see the type).
+    public static func read(
+        descriptor: Int32,
+        path: String,
+        live: Bool = false
+    ) throws(Problem)
+        -> DatabaseFileHeader
+    {
         var info = stat()
         guard fstat(descriptor, &info) == 0 else {
             throw .unreadable(path: path, reason: String(cString: strerror(errno)))
@@ -88,13 +98,43 @@ public struct DatabaseFileHeader: Sendable, Equatable {
             readVersion: bytes[19],
             fileSize: fileSize
         )
-        if header.pageCountIsValid && header.pageCount * pageSize > fileSize {
+        if header.pageCountIsValid && header.pageCount * pageSize > fileSize
+            && !(header.isWAL
+                && !live && walHolds(pages: (fileSize / pageSize + 1)...header.pageCount, of: path, pageSize: pageSize))
+        {
             throw .truncated(path: path, expectedBytes: header.pageCount * pageSize, actualBytes: fileSize)
         }
         if fileSize % pageSize != 0 {
             throw .truncated(path: path, expectedBytes: (fileSize / pageSize + 1) * pageSize, actualBytes: fileSize)
         }
         return header
+    }
+
+    /// Whether the `-wal` beside `path` holds a frame for each of `pages`: frames (a 24-byte header, then
+    /// the page) after the WAL's 32-byte header whose salts are the WAL header's (the frames of its current
+    /// generation; https://www.sqlite.org/fileformat2.html#walformat). Reads frame headers only.
+    static func walHolds(pages: ClosedRange<Int>, of path: String, pageSize: Int) -> Bool {
+        let descriptor = open(path + "-wal", O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { return false }
+        defer { close(descriptor) }
+        func bytes(_ count: Int, at offset: Int) -> [UInt8]? {
+            var buffer = [UInt8](repeating: 0, count: count)
+            let read = buffer.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, count, off_t(offset)) }
+            return read == count ? buffer : nil
+        }
+        func be32(_ bytes: [UInt8], _ offset: Int) -> Int {
+            Int(bytes[offset]) << 24 | Int(bytes[offset + 1]) << 16 | Int(bytes[offset + 2]) << 8
+                | Int(bytes[offset + 3])
+        }
+        guard let header = bytes(32, at: 0), be32(header, 8) == pageSize else { return false }
+        let salts = Array(header[16..<24])
+        var missing = Set(pages)
+        var offset = 32
+        while !missing.isEmpty, let frame = bytes(24, at: offset), Array(frame[8..<16]) == salts {
+            missing.remove(be32(frame, 0))
+            offset += 24 + pageSize
+        }
+        return missing.isEmpty
     }
 
     /// True when the header says the file is in WAL mode (format versions 2 and 2).

@@ -132,9 +132,10 @@ public final class DatabaseFileIdentity: @unchecked Sendable {
         return nil
     }
 
-    /// The file's header, read through the kept descriptor (``DatabaseFileHeader/read(descriptor:path:)``).
-    public func header() throws(DatabaseFileHeader.Problem) -> DatabaseFileHeader {
-        try DatabaseFileHeader.read(descriptor: descriptor, path: path)
+    /// The file's header, read through the kept descriptor (``DatabaseFileHeader/read(descriptor:path:live:)``;
+    /// `live`: by a process whose connections have the file open).
+    public func header(live: Bool = false) throws(DatabaseFileHeader.Problem) -> DatabaseFileHeader {
+        try DatabaseFileHeader.read(descriptor: descriptor, path: path, live: live)
     }
 
     private static func id(_ path: String) -> FileID? {
