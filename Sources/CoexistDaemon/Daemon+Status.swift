@@ -42,16 +42,8 @@ extension Daemon {
         do {
             let fresh = try DaemonConfiguration.load(file: configFile, commandLine: commandLine)
             let (reloadable, restart) = fresh.changes(from: configuration)
-            configuration.bridge.conflictPolicy = fresh.bridge.conflictPolicy
-            configuration.bridge.batchSize = fresh.bridge.batchSize
-            configuration.bridge.initialSyncChunk = fresh.bridge.initialSyncChunk
-            configuration.historyRetention = fresh.historyRetention
-            configuration.pollInterval = fresh.pollInterval
-            configuration.parkedRetryInterval = fresh.parkedRetryInterval
-            configuration.logLevel = fresh.logLevel
-            configuration.limits = fresh.limits
-            configuration.consumerExpiry = fresh.consumerExpiry
-            server?.limits = fresh.limits
+            configuration.adoptReloadable(from: fresh)
+            server?.limits = configuration.limits
             logger.level = fresh.logLevel
             engine?.configuration = configuration.bridge
             worker?.update(settings)

@@ -53,18 +53,10 @@ public struct DaemonConfiguration: Sendable {
     public var overrideLocations: [String: [String: String]] = [:]
 
     /// Keys a SIGHUP can change without a restart.
-    public static let reloadableKeys: Set<String> = [
-        "conflict-policy", "batch-size", "initial-sync-chunk", "history-retention", "poll-interval", "log-level",
-        "parked-retry-interval", "allow-uids", "allow-gids", "max-clients", "max-line-length", "request-timeout",
-        "queue-limit",
-        "queue-bytes", "total-queue-bytes", "max-pending-requests", "max-consumers", "heartbeat-interval",
-        "consumer-expiry",
-    ]
+    public static let reloadableKeys = Set(table.filter(\.reloadable).map(\.name))
 
     /// Every top-level key.
-    public static let keys: Set<String> = reloadableKeys.union([
-        "database", "model", "socket", "socket-mode", "socket-group", "busy-timeout", "cache-size", "author",
-    ])
+    public static let keys = Set(table.map(\.name))
 
     /// Creates the defaults.
     public init() {}
@@ -123,59 +115,8 @@ public struct DaemonConfiguration: Sendable {
             )
         }
         locations[entry.key] = entry.location
-        switch entry.key {
-        case "database": database = try entry.nonEmpty()
-        case "model": model = entry.value.isEmpty ? nil : entry.value
-        case "socket": socket = try entry.nonEmpty()
-        case "socket-mode": socketMode = try entry.fileMode()
-        case "socket-group": socketGroup = entry.value.isEmpty ? nil : try entry.integerList().first
-        case "conflict-policy":
-            let name = try entry.choice(ConflictPolicy.allCases.map(\.rawValue))
-            bridge.conflictPolicy = ConflictPolicy(rawValue: name) ?? .laterWins
-        case "batch-size": bridge.batchSize = try entry.integer(in: 1...100_000)
-        case "initial-sync-chunk": bridge.initialSyncChunk = try entry.integer(in: 1...1_000_000)
-        case "history-retention": historyRetention = try entry.duration()
-        case "poll-interval":
-            pollInterval = try entry.duration()
-            guard pollInterval >= 1_000_000 else { throw ConfigError(entry, "poll-interval must be at least 1ms") }
-        case "parked-retry-interval":
-            parkedRetryInterval = try entry.duration()
-            guard (1_000_000_000...3_600_000_000_000).contains(parkedRetryInterval) else {
-                throw ConfigError(entry, "parked-retry-interval must be from 1s to 1h")
-            }
-        case "busy-timeout": busyTimeoutMilliseconds = Int(try entry.duration() / 1_000_000)
-        case "cache-size": cacheKilobytes = try entry.integer(in: 256...4_194_304)
-        case "log-level":
-            guard let level = LogLevel(name: entry.value) else {
-                throw ConfigError(
-                    entry,
-                    "log-level must be one of error, warning, notice, info, debug, not \"\(entry.value)\""
-                )
-            }
-            logLevel = level
-        case "author": bridge.author = try entry.nonEmpty()
-        case "allow-uids": limits.allowUIDs = try entry.integerList()
-        case "allow-gids": limits.allowGIDs = try entry.integerList()
-        case "max-clients": limits.maxClients = try entry.integer(in: 1...100_000)
-        case "max-line-length": limits.maxLineLength = try entry.integer(in: 256...16_777_216)
-        case "request-timeout":
-            limits.requestTimeout = try entry.duration()
-            guard (100_000_000...3_600_000_000_000).contains(limits.requestTimeout) else {
-                throw ConfigError(entry, "request-timeout must be from 100ms to 1h")
-            }
-        case "queue-limit": limits.queueLimit = try entry.integer(in: 16...10_000_000)
-        case "queue-bytes": limits.queueBytes = try entry.integer(in: 65_536...(1 << 40))
-        case "total-queue-bytes": limits.totalQueueBytes = try entry.integer(in: 1 << 20...(1 << 50))
-        case "max-pending-requests": limits.maxPendingRequests = try entry.integer(in: 1...1_000_000)
-        case "max-consumers": limits.maxConsumers = try entry.integer(in: 0...1_000_000)
-        case "heartbeat-interval":
-            limits.heartbeatInterval = try entry.duration()
-            guard limits.heartbeatInterval >= 100_000_000 else {
-                throw ConfigError(entry, "heartbeat-interval must be at least 100ms")
-            }
-        case "consumer-expiry": consumerExpiry = try entry.duration()
-        default: throw ConfigError(entry, "unknown key \"\(entry.key)\"")
-        }
+        guard let key = Self.keysByName[entry.key] else { throw ConfigError(entry, "unknown key \"\(entry.key)\"") }
+        try key.apply(&self, entry)
     }
 
     private mutating func applyEntityOverride(_ section: String, _ entry: ConfigEntry) throws(ConfigError) {
@@ -329,38 +270,16 @@ public struct DaemonConfiguration: Sendable {
         }
     }
 
+    /// Takes every reloadable key's value from `fresh` (what a SIGHUP applies).
+    public mutating func adoptReloadable(from fresh: DaemonConfiguration) {
+        for key in Self.table where key.reloadable { key.adopt(&self, fresh) }
+    }
+
     /// The keys whose values differ from `other`'s, split into those a reload applies and those that need
     /// a restart.
     public func changes(from other: DaemonConfiguration) -> (reloadable: [String], restart: [String]) {
-        var changed: [String] = []
-        if database != other.database { changed.append("database") }
-        if model != other.model { changed.append("model") }
-        if socket != other.socket { changed.append("socket") }
-        if socketMode != other.socketMode { changed.append("socket-mode") }
-        if socketGroup != other.socketGroup { changed.append("socket-group") }
-        if busyTimeoutMilliseconds != other.busyTimeoutMilliseconds { changed.append("busy-timeout") }
-        if cacheKilobytes != other.cacheKilobytes { changed.append("cache-size") }
-        if bridge.author != other.bridge.author { changed.append("author") }
+        var changed = Self.table.filter { $0.differs(self, other) }.map(\.name)
         if overrides != other.overrides { changed.append("[entity …]") }
-        if bridge.conflictPolicy != other.bridge.conflictPolicy { changed.append("conflict-policy") }
-        if bridge.batchSize != other.bridge.batchSize { changed.append("batch-size") }
-        if bridge.initialSyncChunk != other.bridge.initialSyncChunk { changed.append("initial-sync-chunk") }
-        if historyRetention != other.historyRetention { changed.append("history-retention") }
-        if pollInterval != other.pollInterval { changed.append("poll-interval") }
-        if parkedRetryInterval != other.parkedRetryInterval { changed.append("parked-retry-interval") }
-        if logLevel != other.logLevel { changed.append("log-level") }
-        if limits.allowUIDs != other.limits.allowUIDs { changed.append("allow-uids") }
-        if limits.allowGIDs != other.limits.allowGIDs { changed.append("allow-gids") }
-        if limits.maxClients != other.limits.maxClients { changed.append("max-clients") }
-        if limits.maxLineLength != other.limits.maxLineLength { changed.append("max-line-length") }
-        if limits.requestTimeout != other.limits.requestTimeout { changed.append("request-timeout") }
-        if limits.queueLimit != other.limits.queueLimit { changed.append("queue-limit") }
-        if limits.queueBytes != other.limits.queueBytes { changed.append("queue-bytes") }
-        if limits.totalQueueBytes != other.limits.totalQueueBytes { changed.append("total-queue-bytes") }
-        if limits.maxPendingRequests != other.limits.maxPendingRequests { changed.append("max-pending-requests") }
-        if limits.maxConsumers != other.limits.maxConsumers { changed.append("max-consumers") }
-        if limits.heartbeatInterval != other.limits.heartbeatInterval { changed.append("heartbeat-interval") }
-        if consumerExpiry != other.consumerExpiry { changed.append("consumer-expiry") }
         return (
             changed.filter { Self.reloadableKeys.contains($0) }, changed.filter { !Self.reloadableKeys.contains($0) }
         )

@@ -17,5 +17,9 @@ import Testing
         for key in DaemonConfiguration.keys.sorted() {
             #expect(text.contains("\n\(key) ="), "\(key) is documented")
         }
+        // The documented values are the defaults (but for the database, which has none).
+        let documented = try DaemonConfiguration.parse(text, file: "config/coexistd.conf")
+        let changed = documented.changes(from: DaemonConfiguration())
+        #expect(changed.reloadable + changed.restart == ["database"], "\(changed)")
     }
 }
