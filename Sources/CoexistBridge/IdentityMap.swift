@@ -73,15 +73,27 @@ struct IdentityMap {
         return id
     }
 
-    /// Records that `object` cannot be mirrored, and why (replacing an earlier reason).
-    func park(_ object: ObjectID, reason: String) throws {
-        try connection.run(
-            """
-            INSERT OR REPLACE INTO coexist_parked_object (side, entity, pk, reason, parked_at)
-            VALUES ('legacy', ?, ?, ?, ?)
-            """,
-            [.text(root(of: object.entity)), .integer(object.pk), .text(reason), .real(TransactionWriter.now())]
+    /// Records that `object` cannot be mirrored, and why (replacing an earlier reason, keeping when it was
+    /// first parked); returns whether it is newly parked (what to report: a reason is said once).
+    @discardableResult
+    func park(_ object: ObjectID, reason: String) throws -> Bool {
+        let key: [SQLiteValue] = [.text(root(of: object.entity)), .integer(object.pk)]
+        let known = try connection.scalar(
+            "SELECT count(*) FROM coexist_parked_object WHERE side = 'legacy' AND entity = ? AND pk = ?",
+            key
         )
+        if known.integerValue ?? 0 > 0 {
+            try connection.run(
+                "UPDATE coexist_parked_object SET reason = ? WHERE side = 'legacy' AND entity = ? AND pk = ?",
+                [.text(reason)] + key
+            )
+            return false
+        }
+        try connection.run(
+            "INSERT INTO coexist_parked_object (side, entity, pk, reason, parked_at) VALUES ('legacy', ?, ?, ?, ?)",
+            key + [.text(reason), .real(TransactionWriter.now())]
+        )
+        return true
     }
 
     /// Forgets a parked object that has now been mirrored.

@@ -31,6 +31,19 @@ struct LegacyToNew {
                 plan.update(id, try properties.filter { try !conflicts.loses(change, property: $0, token: token) })
             }
         }
+        return try mirror(plan, metadata)
+    }
+
+    /// Mirrors `objects` as if just inserted (parked objects tried again): each one the new side does not
+    /// hold yet is copied, with its relationships.
+    func mirror(objects: [ObjectID], _ metadata: SaveMetadata) throws -> Int64? {
+        var plan = MirrorPlan<ObjectID>()
+        for id in objects { plan.insert(id) }
+        return try mirror(plan, metadata)
+    }
+
+    private func mirror(_ plan: MirrorPlan<ObjectID>, _ metadata: SaveMetadata) throws -> Int64? {
+        var plan = plan
         return try engine.new.save(metadata) { save in
             save.enforcesMandatoryValues = false
             var context = Context(engine: engine, save: save)
@@ -65,8 +78,15 @@ struct LegacyToNew {
             throw BridgeError.unmirrorable("delete of an unknown entity number \(change.entityNumber ?? -1)")
         }
         let root = engine.identities.root(of: entity)
-        guard let identity = try engine.identities.recordedID(root: root, pk: pk) ?? tombstoneIdentity(change)
-        else { return }
+        // Gone from the source: not parked any more, whatever else happens.
+        try engine.identities.unpark(ObjectID(entity: entity, pk: pk))
+        let recorded = try engine.identities.recordedID(root: root, pk: pk)
+        guard let identity = recorded ?? tombstoneIdentity(change) else { return }
+        // A tombstone's identity is this object's only when no other object is recorded with it: the delete
+        // of a parked twin must not delete the object whose id it shared.
+        if recorded == nil, let owner = try engine.identities.recordedPK(root: root, id: identity), owner != pk {
+            return
+        }
         if let stored = try engine.new.entityOfRow(id: identity, rootEntity: root) {
             let ref = ObjectRef(entity: stored, id: identity)
             try context.noteDestinations(of: ref)
@@ -144,8 +164,9 @@ struct LegacyToNew {
                 identity = try engine.identities.identity(for: object)
             } catch BridgeError.sharedIdentity(let reason) {
                 // Parked, not merged into the other object's row: the rest of the transaction goes on.
-                try engine.identities.park(id, reason: reason)
-                (engine.reportParkedObject ?? engine.report)("object parked: \(reason)")
+                if try engine.identities.park(id, reason: reason) {
+                    (engine.reportParkedObject ?? engine.report)("object parked: \(reason)")
+                }
                 return nil
             }
             let ref = ObjectRef(entity: id.entity, id: identity)

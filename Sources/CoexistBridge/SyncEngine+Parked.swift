@@ -1,4 +1,5 @@
 import CoexistHistory
+import CoexistLegacyStore
 public import CoexistSQLite
 import CoexistStore
 
@@ -19,8 +20,7 @@ extension SyncEngine {
     /// still fails keeps its place with the new error. Busy, I/O and corruption errors are thrown, as from a
     /// pass.
     public func retryParked(limit: Int = 64) throws -> RetryResult {
-        let parked = try connection.scalar("SELECT EXISTS (SELECT 1 FROM coexist_parked)").integerValue ?? 0
-        guard parked != 0 else { return RetryResult() }
+        guard try parkedCount() > 0 else { return RetryResult() }
         defer { dropReadAhead() }  // identities may have been recorded: read the window again
         return try connection.write {
             var result = RetryResult()
@@ -51,6 +51,7 @@ extension SyncEngine {
                     try park(token, error: "\(error)")
                 }
             }
+            try retryParkedObjects(limit: limit, into: &result)
             return result
         }
     }
@@ -82,6 +83,50 @@ extension SyncEngine {
     }
 
     /// Records a new error for a transaction that stays parked (keeping when it was first parked).
+    /// Parked objects (legacy objects whose identity another object had): each one the legacy side still
+    /// holds is mirrored as if just inserted, in one savepoint; one whose identity is now unique (the other
+    /// object deleted, or given another id, with nothing touching this one) mirrors and leaves the table,
+    /// one still shared is parked again; one gone from the legacy side just leaves the table.
+    private func retryParkedObjects(limit: Int, into result: inout RetryResult) throws {
+        // In turns of `limit`, from where the last round stopped, so that every parked object gets its turn.
+        let after = parkedObjectsAfter ?? ("", Int64.min)
+        let rows = try connection.rows(
+            """
+            SELECT entity, pk FROM coexist_parked_object
+            WHERE side = 'legacy' AND (entity > ?1 OR (entity = ?1 AND pk > ?2)) ORDER BY entity, pk LIMIT ?3
+            """,
+            [.text(after.0), .integer(after.1), .integer(Int64(limit))]
+        )
+        parkedObjectsAfter =
+            rows.count < limit
+            ? nil : rows.last.flatMap { row in row[0].textValue.map { ($0, row[1].integerValue ?? 0) } }
+        var objects: [ObjectID] = []
+        for row in rows {
+            guard let root = row[0].textValue, let pk = row[1].integerValue else { continue }
+            guard let object = try legacy.object(ObjectID(entity: root, pk: pk)) else {
+                try identities.unpark(ObjectID(entity: root, pk: pk))
+                continue
+            }
+            objects.append(object.id)
+        }
+        guard !objects.isEmpty else { return }
+        let before = try parkedCount()
+        do {
+            _ = try connection.savepoint("coexist_retry_objects") {
+                try LegacyToNew(engine: self, conflicts: ConflictResolver(engine: self)).mirror(
+                    objects: objects,
+                    SaveMetadata(author: configuration.author, contextName: "parked objects", processName: "coexistd")
+                )
+            }
+        } catch {
+            if Self.isTransient(error) || Self.isCorruption(error) { throw error }
+            report("parked objects could not be mirrored again: \(error)")
+            return
+        }
+        result.retried += objects.count
+        result.mirrored += max(0, before - (try parkedCount()))
+    }
+
     /// Parks a source transaction that could not be mirrored, with the error.
     func park(_ token: Int64, side: Side, error: String) throws {
         try connection.run(

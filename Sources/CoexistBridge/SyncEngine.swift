@@ -48,6 +48,8 @@ public final class SyncEngine {
     var readAheadChanges = 0
     /// The conflict resolver over `readAhead`; nil when there is no read-ahead.
     var resolver: ConflictResolver?
+    /// Where the next round of retrying parked objects starts (root entity, `Z_PK`); nil: at the start.
+    var parkedObjectsAfter: (String, Int64)?
     /// Called for every conflict and parked transaction, for logging.
     public var report: (String) -> Void = { _ in }
     /// Called for every object parked (there can be many at once, a store full of shared ids, say: the

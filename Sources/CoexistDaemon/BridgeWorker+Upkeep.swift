@@ -27,13 +27,15 @@ extension BridgeWorker {
         }
     }
 
-    /// Tries parked transactions again once both sides are caught up (``SyncEngine/retryParked(limit:)``).
+    /// Tries parked transactions and objects again once both sides are caught up (``SyncEngine/retryParked(limit:)``).
     func retryParked(_ engine: SyncEngine, _ state: inout LoopState) {
         state.nextParkedRetry = Monotonic.now() + settings.parkedRetryInterval
         do {
             let result = try engine.retryParked()
             if result.mirrored > 0 {
-                logger.notice("\(result.mirrored) of \(result.retried) parked transactions mirrored on retry")
+                logger.notice(
+                    "\(result.mirrored) of \(result.retried) parked transactions and objects mirrored on retry"
+                )
                 shared.withLock { $0.changed = true }
                 events.signal()
             }

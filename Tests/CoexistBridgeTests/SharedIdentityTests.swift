@@ -37,6 +37,18 @@ import Testing
         // The first object with an id keeps it; titles are never overwritten by a duplicate's.
         #expect(try connection.scalar("SELECT count(*) FROM task WHERE title IN ('task 0', 'task 446')") == .integer(2))
         #expect(try connection.scalar("SELECT count(*) FROM task WHERE title = 'task 447'") == .integer(0))
+        // Retrying while they still share their ids mirrors nothing, writes no history, says nothing again;
+        // in turns of 64, every one is tried.
+        let transactions = try connection.scalar("SELECT count(*) FROM ATRANSACTION")
+        var reports = 0
+        bridge.report = { _ in reports += 1 }
+        for _ in 0..<3 {
+            let retry = try bridge.retryParked()
+            #expect(retry.mirrored == 0 && retry.retried > 0, "\(retry)")
+        }
+        #expect(try connection.scalar("SELECT count(*) FROM ATRANSACTION") == transactions)
+        #expect(reports == 0)
+        #expect(try bridge.parkedCount() == 153)
         let report = try Verifier(engine: bridge).run()
         #expect(report.differenceCount == 153)
         #expect(report.differences.allSatisfy { $0.contains("parked: its id") }, "\(report.differences.prefix(3))")
@@ -72,5 +84,63 @@ import Testing
         let titles = try bridge.connection.rows("SELECT title FROM task ORDER BY title").compactMap { $0[0].textValue }
         #expect(titles == ["first", "other"])
         #expect(try bridge.parkedCount() == 1)
+    }
+
+    /// Deleting the parked twin deletes nothing of the object whose id it shared (its tombstone names that
+    /// id), and it leaves the parked table; deleting the original then lets nothing stay parked.
+    @Test func deletingTheParkedTwinKeepsTheOriginal() throws {
+        let directory = try TemporaryDirectory()
+        let shared = try SharedStore.create(in: directory)
+        let bridge = try SyncEngine(connection: try Connection(path: shared.legacy.path), model: nil)
+        try bridge.initialSyncIfNeeded()
+        var first = ObjectID(entity: "Task", pk: 0)
+        var twin = ObjectID(entity: "Task", pk: 0)
+        try shared.legacy.save(old) { save in
+            first = try save.insert(
+                "Task",
+                ["id": DemoStore.uuid(1), "title": .string("first"), "createdAt": .date(0)]
+            )
+        }
+        try shared.legacy.save(old) { save in
+            twin = try save.insert("Task", ["id": DemoStore.uuid(1), "title": .string("twin"), "createdAt": .date(0)])
+        }
+        _ = try bridge.catchUp()
+        #expect(try bridge.parkedCount() == 1)
+        try shared.legacy.save(old) { save in try save.delete(twin) }
+        _ = try bridge.catchUp()
+        let titles = try bridge.connection.rows("SELECT title FROM task").compactMap { $0[0].textValue }
+        #expect(titles == ["first"], "the original's row is kept")
+        #expect(try bridge.parkedCount() == 0, "the deleted twin is no longer parked")
+        #expect(try Verifier(engine: bridge).run().equal)
+        _ = first
+    }
+
+    /// A parked twin whose id becomes unique because the original is deleted mirrors on the next retry,
+    /// though no save touches it.
+    @Test func aTwinWhoseOriginalIsDeletedMirrorsOnRetry() throws {
+        let directory = try TemporaryDirectory()
+        let shared = try SharedStore.create(in: directory)
+        let bridge = try SyncEngine(connection: try Connection(path: shared.legacy.path), model: nil)
+        try bridge.initialSyncIfNeeded()
+        var first = ObjectID(entity: "Task", pk: 0)
+        try shared.legacy.save(old) { save in
+            first = try save.insert(
+                "Task",
+                ["id": DemoStore.uuid(1), "title": .string("first"), "createdAt": .date(0)]
+            )
+        }
+        try shared.legacy.save(old) { save in
+            _ = try save.insert("Task", ["id": DemoStore.uuid(1), "title": .string("twin"), "createdAt": .date(0)])
+        }
+        _ = try bridge.catchUp()
+        try shared.legacy.save(old) { save in try save.delete(first) }
+        _ = try bridge.catchUp()
+        #expect(try bridge.parkedCount() == 1, "nothing touched the twin")
+        let retry = try bridge.retryParked()
+        #expect(retry.mirrored == 1, "\(retry)")
+        let titles = try bridge.connection.rows("SELECT title FROM task").compactMap { $0[0].textValue }
+        #expect(titles == ["twin"])
+        #expect(try bridge.parkedCount() == 0)
+        #expect(try Verifier(engine: bridge).run().equal)
     }
 }

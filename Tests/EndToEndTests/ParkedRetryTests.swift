@@ -63,6 +63,6 @@ import Testing
         #expect(mirrors.integerValue == 1, "mirrored exactly once")
         let verify = try ProductProcess.run("coexistctl", ["verify", path])
         #expect(verify.status == 0, "\(verify.stdout)\(verify.stderr)")
-        #expect(daemon.log.contains("parked transactions mirrored on retry"), "\(daemon.log)")
+        #expect(daemon.log.contains("parked transactions and objects mirrored on retry"), "\(daemon.log)")
     }
 }
