@@ -27,9 +27,17 @@ final class ConflictResolver {
     private var changes: [Key: [(token: Int64, side: Side)]] = [:]
     /// The keys each token added, to forget them.
     private var keysByToken: [Int64: [Key]] = [:]
-    /// Updates whose object identity is not known yet.
+    /// Updates not looked at yet: the identity of an object is looked up (and its properties keyed) only
+    /// once both sides have updates in the window, since a conflict needs one from each; and a legacy
+    /// object's identity is not known before it is mirrored.
     private var unresolved: [(token: Int64, side: Side, change: HistoryChange)] = []
+    /// The updates in the window, per side and per token.
+    private var updatesBySide: [Side: Int] = [:]
+    private var updatesByToken: [Int64: (side: Side, count: Int)] = [:]
     private var losses: [String: Loss] = [:]
+
+    /// Whether both sides have updates in the window (else nothing can conflict).
+    private var bothSidesUpdate: Bool { (updatesBySide[.legacy] ?? 0) > 0 && (updatesBySide[.new] ?? 0) > 0 }
 
     init(engine: SyncEngine) {
         self.engine = engine
@@ -38,9 +46,14 @@ final class ConflictResolver {
     /// Takes in the updates of a transaction entering the window.
     func add(_ transaction: HistoryTransaction) throws {
         guard transaction.author != engine.configuration.author else { return }
+        var count = 0
         for change in transaction.changes where change.type == .update {
-            try add(change, token: transaction.token, side: transaction.side)
+            unresolved.append((transaction.token, transaction.side, change))
+            count += 1
         }
+        guard count > 0 else { return }
+        updatesBySide[transaction.side, default: 0] += count
+        updatesByToken[transaction.token] = (transaction.side, count)
     }
 
     private func add(_ change: HistoryChange, token: Int64, side: Side) throws {
@@ -57,9 +70,10 @@ final class ConflictResolver {
         }
     }
 
-    /// Retries the updates whose identity was unknown.
-    func resolvePending() throws {
-        guard !unresolved.isEmpty else { return }
+    /// Keys the updates not looked at yet, when both sides have updates in the window; those whose identity
+    /// is still unknown wait for the next pass.
+    func resolvePending(force: Bool = false) throws {
+        guard !unresolved.isEmpty, bothSidesUpdate || force else { return }
         let pending = unresolved
         unresolved.removeAll()
         for entry in pending { try add(entry.change, token: entry.token, side: entry.side) }
@@ -75,6 +89,10 @@ final class ConflictResolver {
             keysByToken[changed] = nil
         }
         unresolved.removeAll { $0.token <= token }
+        for (changed, updates) in updatesByToken where changed <= token {
+            updatesBySide[updates.side, default: 0] -= updates.count
+            updatesByToken[changed] = nil
+        }
     }
 
     /// The (root entity, identity) of a changed object, when both sides can know it.
@@ -93,7 +111,7 @@ final class ConflictResolver {
 
     /// Whether `property` of the object changed at `token` on `side` loses to the other side's change.
     func loses(_ change: HistoryChange, property: String, token: Int64) throws -> Bool {
-        guard let identity = try identity(of: change) else { return false }
+        guard bothSidesUpdate, let identity = try identity(of: change) else { return false }
         let key = Key(root: identity.root, id: identity.id, property: property)
         let others = (changes[key] ?? []).filter { $0.side != change.side }
         guard !others.isEmpty else { return false }
@@ -113,8 +131,10 @@ final class ConflictResolver {
     }
 
     /// Whether the window holds a change on `side` to any of `properties` of the object `id` of `root`.
-    func hasPendingChange(root: String, id: String, to properties: [String], on side: Side) -> Bool {
-        properties.contains { property in
+    func hasPendingChange(root: String, id: String, to properties: [String], on side: Side) throws -> Bool {
+        guard (updatesBySide[side] ?? 0) > 0 else { return false }
+        try resolvePending(force: true)
+        return properties.contains { property in
             changes[Key(root: root, id: id, property: property)]?.contains { $0.side == side } == true
         }
     }

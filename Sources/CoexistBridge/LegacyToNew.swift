@@ -14,6 +14,8 @@ import CoexistStore
 struct LegacyToNew {
     let engine: SyncEngine
     let conflicts: ConflictResolver
+    /// Whether the snapshot's inserts are copied set-based where they can be (``SetInserts``).
+    var setBased = false
 
     var model: Model { engine.new.model }
 
@@ -49,8 +51,14 @@ struct LegacyToNew {
             var context = Context(engine: engine, save: save)
             for change in plan.deletes { try delete(change, &context) }
             try context.freeUniqueValues(&plan, conflicts: conflicts)
+            let copied =
+                setBased
+                ? try SetInserts(engine: engine).insert(
+                    plan.order.filter { plan.entries[$0]?.inserted == true },
+                    save: save
+                ) : []
             var relationships: [(ObjectID, ObjectRef, [String])] = []
-            for id in plan.order {
+            for id in plan.order where !copied.contains(id) {
                 guard let entry = plan.entries[id], let entity = model.entity(named: id.entity),
                     let (object, ref) = try context.ensure(id)
                 else { continue }
@@ -223,7 +231,7 @@ struct LegacyToNew {
                     },
                     pendingOnTarget: { id, properties in
                         guard let target = try ref(id) else { return false }
-                        return conflicts.hasPendingChange(
+                        return try conflicts.hasPendingChange(
                             root: identities.root(of: id.entity),
                             id: target.id,
                             to: properties,

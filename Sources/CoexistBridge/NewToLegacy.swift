@@ -174,7 +174,7 @@ struct NewToLegacy {
                         }
                     },
                     pendingOnTarget: { ref, properties in
-                        conflicts.hasPendingChange(
+                        try conflicts.hasPendingChange(
                             root: identities.root(of: ref.entity),
                             id: ref.id,
                             to: properties,

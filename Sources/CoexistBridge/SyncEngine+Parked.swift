@@ -37,11 +37,13 @@ extension SyncEngine {
                 }
                 do {
                     let mirrored = try connection.savepoint("coexist_retry") {
-                        try mirror(
+                        let token = try mirror(
                             [transaction],
                             conflicts: ConflictResolver(engine: self),
                             name: Self.saveName(transaction, transaction)
                         )
+                        try checkForeignKeys()
+                        return token
                     }
                     try connection.run("DELETE FROM coexist_parked WHERE token = ?", [.integer(token)])
                     if let mirrored { try recordMirror(transaction, token: mirrored) }
@@ -113,10 +115,12 @@ extension SyncEngine {
         let before = try parkedCount()
         do {
             _ = try connection.savepoint("coexist_retry_objects") {
-                try LegacyToNew(engine: self, conflicts: ConflictResolver(engine: self)).mirror(
+                let token = try LegacyToNew(engine: self, conflicts: ConflictResolver(engine: self)).mirror(
                     objects: objects,
                     SaveMetadata(author: configuration.author, contextName: "parked objects", processName: "coexistd")
                 )
+                try checkForeignKeys()
+                return token
             }
         } catch {
             if Self.isTransient(error) || Self.isCorruption(error) { throw error }

@@ -23,6 +23,8 @@ public final class SyncEngine {
         public var conflicts: Int = 0
         /// Source transactions parked (not mirrored, see `coexist_parked`).
         public var parked: Int = 0
+        /// Objects the pass inserted set-based (``SetInserts``), counted in ``mirrored``'s transactions.
+        public var copied: Int = 0
         /// The cursor after the pass.
         public var cursor: Int64 = 0
     }
@@ -48,6 +50,11 @@ public final class SyncEngine {
     var readAheadChanges = 0
     /// The conflict resolver over `readAhead`; nil when there is no read-ahead.
     var resolver: ConflictResolver?
+    /// The conversions of the set-based copies (``SetInserts``), and each entity's copy (nil: none).
+    let conversions = MirrorConversions()
+    var setCopies: [String: SetInserts.Copy?] = [:]
+    /// Objects copied set-based by the running pass.
+    var copiedInPass = 0
     /// Where the next round of retrying parked objects starts (root entity, `Z_PK`); nil: at the start.
     var parkedObjectsAfter: (String, Int64)?
     /// Called for every conflict and parked transaction, for logging.
@@ -108,6 +115,7 @@ public final class SyncEngine {
             }
         }
         reader = try HistoryReader(connection: connection, decoder: StoreChangeDecoder(store: legacy))
+        try conversions.register(on: connection)
     }
 
     /// The last token the bridge has handled, nil before the first run (initial sync not started).
@@ -166,14 +174,19 @@ public final class SyncEngine {
         result.handled = snapshot.count
         result.cursor = last.token
         let foreign = snapshot.filter { $0.author != configuration.author }
+        copiedInPass = 0
         do {
             result.mirrored = try connection.savepoint("coexist_snapshot") {
-                try mirrorSnapshot(foreign, conflicts: conflicts)
+                let mirrored = try mirrorSnapshot(foreign, conflicts: conflicts)
+                try checkForeignKeys()
+                return mirrored
             }
         } catch {
             if Self.isTransient(error) || Self.isCorruption(error) { throw error }
+            copiedInPass = 0  // rolled back
             try mirrorOneByOne(foreign, conflicts: conflicts, into: &result)
         }
+        result.copied = copiedInPass
         result.conflicts = try conflicts.record()
         try setCursor(result.cursor)
         return result
@@ -188,7 +201,12 @@ public final class SyncEngine {
         for side in sides {
             let transactions = snapshot.filter { $0.side == side }
             guard let first = transactions.first, let last = transactions.last,
-                let token = try mirror(transactions, conflicts: conflicts, name: Self.saveName(first, last))
+                let token = try mirror(
+                    transactions,
+                    conflicts: conflicts,
+                    name: Self.saveName(first, last),
+                    setBased: true
+                )
             else { continue }
             for transaction in transactions { try recordMirror(transaction, token: token) }
             mirrored += transactions.count
@@ -205,7 +223,13 @@ public final class SyncEngine {
         for transaction in transactions {
             do {
                 let mirrored = try connection.savepoint("coexist_mirror") {
-                    try mirror([transaction], conflicts: conflicts, name: Self.saveName(transaction, transaction))
+                    let token = try mirror(
+                        [transaction],
+                        conflicts: conflicts,
+                        name: Self.saveName(transaction, transaction)
+                    )
+                    try checkForeignKeys()
+                    return token
                 }
                 if let mirrored {
                     try recordMirror(transaction, token: mirrored)
@@ -220,6 +244,13 @@ public final class SyncEngine {
                 report("transaction \(transaction.token) (\(transaction.side)) parked: \(error)")
             }
         }
+    }
+
+    /// Fails when what the savepoint wrote leaves a reference to a row that does not exist: the pass's COMMIT
+    /// would fail on it (the new schema's foreign keys are deferred), and fail again on every retry.
+    func checkForeignKeys() throws {
+        guard connection.hasDeferredForeignKeyViolations else { return }
+        throw BridgeError.unmirrorable("it would leave a reference to an object the new schema does not hold")
     }
 
     func recordMirror(_ transaction: HistoryTransaction, token: Int64) throws {
@@ -281,6 +312,7 @@ public final class SyncEngine {
             total.mirrored += result.mirrored
             total.conflicts += result.conflicts
             total.parked += result.parked
+            total.copied += result.copied
             total.cursor = result.cursor
             if result.handled == 0 { return total }
         }
@@ -321,12 +353,23 @@ public final class SyncEngine {
     }
 
     /// Mirrors `transactions` (one side's, in token order) in one save of the other side; the save's token,
-    /// nil when nothing needed writing.
-    func mirror(_ transactions: [HistoryTransaction], conflicts: ConflictResolver, name: String) throws -> Int64? {
+    /// nil when nothing needed writing. `setBased`: legacy inserts are copied set-based where they can be
+    /// (``SetInserts``; a snapshot's, not one transaction at a time after a snapshot failed, whose errors
+    /// must be the object path's).
+    func mirror(
+        _ transactions: [HistoryTransaction],
+        conflicts: ConflictResolver,
+        name: String,
+        setBased: Bool = false
+    ) throws -> Int64? {
         guard let side = transactions.first?.side else { return nil }
         let metadata = SaveMetadata(author: configuration.author, contextName: name, processName: "coexistd")
         switch side {
-        case .legacy: return try LegacyToNew(engine: self, conflicts: conflicts).mirror(transactions, metadata)
+        case .legacy:
+            return try LegacyToNew(engine: self, conflicts: conflicts, setBased: setBased).mirror(
+                transactions,
+                metadata
+            )
         case .new: return try NewToLegacy(engine: self, conflicts: conflicts).mirror(transactions, metadata)
         }
     }

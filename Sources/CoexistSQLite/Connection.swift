@@ -158,6 +158,15 @@ public final class Connection {
     /// True when no transaction is open.
     public var isAutocommit: Bool { sqlite3_get_autocommit(handle) != 0 }
 
+    /// Whether the open transaction holds deferred foreign-key violations, which would make its COMMIT fail
+    /// (`SQLITE_DBSTATUS_DEFERRED_FKS`).
+    public var hasDeferredForeignKeyViolations: Bool {
+        var current: Int32 = 0
+        var highest: Int32 = 0
+        return sqlite3_db_status(handle, SQLITE_DBSTATUS_DEFERRED_FKS, &current, &highest, 0) == SQLITE_OK
+            && current > 0
+    }
+
     /// The value of `PRAGMA data_version`: it changes when another connection commits
     /// (https://www.sqlite.org/pragma.html#pragma_data_version).
     public func dataVersion() throws(SQLiteError) -> Int64 {

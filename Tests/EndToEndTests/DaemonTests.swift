@@ -39,7 +39,7 @@ import Testing
         for writer in writers { writer.waitUntilExit() }
         #expect(writers.map(\.terminationStatus) == [0, 0])
         let status = try waitForCatchUp(client)
-        #expect(status["lag"] as? Int == 0)
+        #expect(status["lag"] as? Int == 0, "\(status) \(daemon.log.suffix(4_000))")
         #expect(status["parked"] as? Int == 0)
         #expect(daemon.stop() == 0)
 

@@ -99,6 +99,17 @@ public final class NewSave {
         return ref
     }
 
+    /// Records, for the save's history, objects the caller inserted with its own statement on the save's
+    /// connection, inside the save (a set-based copy): each gets an insert change, as if inserted through
+    /// ``insert(_:id:_:)``.
+    public func noteInserted(_ refs: [ObjectRef]) throws {
+        try atomically {
+            for ref in refs where pending[ref] == nil && !deleted.contains(ref) {
+                record(ref, Pending(type: .insert))
+            }
+        }
+    }
+
     /// Sets attributes of an existing object (the identity attribute cannot change).
     public func update(_ ref: ObjectRef, _ values: [String: AttributeValue]) throws {
         try atomically { try updateNow(ref, values) }
