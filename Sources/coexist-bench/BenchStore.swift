@@ -15,14 +15,19 @@ struct BenchStore {
     let socket: String
     let model: Model
 
-    /// Creates the store with both schemas.
-    init(modelPath: String) throws {
-        model = try XCDataModelReader.read(path: modelPath)
+    /// A new temporary directory.
+    private static func makeDirectory() throws -> String {
         var template = Array("/tmp/coexist-bench.XXXXXX".utf8CString)
         guard let made = template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) else {
             throw SystemError(call: "mkdtemp", code: errno)
         }
-        directory = String(cString: made)
+        return String(cString: made)
+    }
+
+    /// Creates the store with both schemas.
+    init(modelPath: String) throws {
+        model = try XCDataModelReader.read(path: modelPath)
+        directory = try Self.makeDirectory()
         path = directory + "/Bench.sqlite"
         socket = directory + "/coexist.sock"
         _ = try StoreCreator.create(path: path, model: model)
@@ -33,11 +38,7 @@ struct BenchStore {
     /// original is only read.
     init(copying storePath: String) throws {
         let bytes = try Data(contentsOf: URL(fileURLWithPath: storePath))
-        var template = Array("/tmp/coexist-bench.XXXXXX".utf8CString)
-        guard let made = template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) else {
-            throw SystemError(call: "mkdtemp", code: errno)
-        }
-        directory = String(cString: made)
+        directory = try Self.makeDirectory()
         path = directory + "/Bench.sqlite"
         socket = directory + "/coexist.sock"
         try bytes.write(to: URL(fileURLWithPath: path))
