@@ -96,7 +96,8 @@ struct SetInserts {
             """
             SELECT s.Z_PK, \(identity) AS identity FROM \(SQLIdentifier.quoted(copy.legacyTable)) s
             WHERE s.Z_PK IN (SELECT value FROM json_each(?1)) AND s.Z_ENT = ?2
-            AND NOT EXISTS (SELECT 1 FROM coexist_identity i WHERE i.entity = ?3 AND (i.pk = s.Z_PK OR i.id = identity))
+            AND NOT EXISTS (SELECT 1 FROM coexist_identity i WHERE i.entity = ?3 AND i.pk = s.Z_PK)
+            AND NOT EXISTS (SELECT 1 FROM coexist_identity i WHERE i.entity = ?3 AND i.id = identity)
             AND NOT EXISTS (SELECT 1 FROM \(SQLIdentifier.quoted(copy.newTable)) n WHERE n."id" = identity)
             ORDER BY s.Z_PK
             """,

@@ -146,11 +146,22 @@ public final class SyncEngine {
     /// equal to its state as of the last of them (``LegacyToNew``, ``NewToLegacy``), so the target only
     /// passes through states the source had: when the pass reaches the last token, a constraint the source
     /// satisfies cannot fail in the target. Every source token of the snapshot gets its `coexist_mirror` row
-    /// (the save's token). Should the snapshot fail as a whole, the pass mirrors its transactions one by one
-    /// instead, so that only the one at fault is parked.
+    /// (the save's token). Should the snapshot fail as a whole, the pass is rolled back and run again one
+    /// transaction at a time (each in its own savepoint), so that only the one at fault is parked.
     public func pass() throws -> PassResult {
         do {
-            return try connection.write { try passInTransaction() }
+            return try connection.write { try passInTransaction(oneByOne: false) }
+        } catch let failure as SnapshotFailed {
+            // Rolled back whole (no savepoint spans a snapshot: SQLite would keep a copy of every page each of
+            // its statements changed until the end); the same transactions again, one at a time.
+            dropReadAhead()
+            report("a snapshot could not be mirrored whole, mirroring it one transaction at a time: \(failure.error)")
+            do {
+                return try connection.write { try passInTransaction(oneByOne: true) }
+            } catch {
+                dropReadAhead()
+                throw error
+            }
         } catch {
             // What the failed pass learnt (identities, conflicts) was rolled back: forget it too.
             dropReadAhead()
@@ -158,7 +169,13 @@ public final class SyncEngine {
         }
     }
 
-    private func passInTransaction() throws -> PassResult {
+    /// A snapshot failed for a reason of its own (not the database's): its pass is rolled back and run
+    /// again one transaction at a time.
+    struct SnapshotFailed: Error {
+        let error: any Error
+    }
+
+    private func passInTransaction(oneByOne: Bool) throws -> PassResult {
         var result = PassResult()
         let cursor = try cursor() ?? 0
         let (window, conflicts) = try window(after: cursor)
@@ -175,16 +192,16 @@ public final class SyncEngine {
         result.cursor = last.token
         let foreign = snapshot.filter { $0.author != configuration.author }
         copiedInPass = 0
-        do {
-            result.mirrored = try connection.savepoint("coexist_snapshot") {
-                let mirrored = try mirrorSnapshot(foreign, conflicts: conflicts)
-                try checkForeignKeys()
-                return mirrored
-            }
-        } catch {
-            if Self.isTransient(error) || Self.isCorruption(error) { throw error }
-            copiedInPass = 0  // rolled back
+        if oneByOne {
             try mirrorOneByOne(foreign, conflicts: conflicts, into: &result)
+        } else {
+            do {
+                result.mirrored = try mirrorSnapshot(foreign, conflicts: conflicts)
+                try checkForeignKeys()
+            } catch {
+                if Self.isTransient(error) || Self.isCorruption(error) { throw error }
+                throw SnapshotFailed(error: error)
+            }
         }
         result.copied = copiedInPass
         result.conflicts = try conflicts.record()

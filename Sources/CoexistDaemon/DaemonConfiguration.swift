@@ -61,9 +61,14 @@ public struct DaemonConfiguration: Sendable {
     /// Creates the defaults.
     public init() {}
 
-    /// How the daemon's connections open the database.
+    /// How the daemon's bridge connection opens the database (its statement journal in a temporary file:
+    /// a pass's savepoints span thousands of rows).
     public var openOptions: OpenOptions {
-        OpenOptions(busyTimeoutMilliseconds: busyTimeoutMilliseconds, cacheKilobytes: cacheKilobytes)
+        OpenOptions(
+            busyTimeoutMilliseconds: busyTimeoutMilliseconds,
+            cacheKilobytes: cacheKilobytes,
+            temporariesInMemory: false
+        )
     }
 
     /// How the event service opens the database: read-only (it never writes; the bridge service does).

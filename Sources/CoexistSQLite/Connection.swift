@@ -79,7 +79,7 @@ public final class Connection {
         try execute(options.foreignKeys ? "PRAGMA foreign_keys=ON" : "PRAGMA foreign_keys=OFF")
         // Sorts and temporary b-trees stay in memory: otherwise each such statement creates, opens and
         // deletes a file in /var/tmp (measured: one per bridge pass).
-        try execute("PRAGMA temp_store=MEMORY")
+        try execute(options.temporariesInMemory ? "PRAGMA temp_store=MEMORY" : "PRAGMA temp_store=FILE")
         if let kilobytes = options.cacheKilobytes { try execute("PRAGMA cache_size=-\(max(1, kilobytes))") }
         if options.coreDataTriggerFunctions { try registerCoreDataTriggerFunctions() }
     }

@@ -26,6 +26,11 @@ public struct OpenOptions: Sendable, Equatable {
     public var coreDataTriggerFunctions: Bool
     /// The connection's page cache in KiB (`PRAGMA cache_size=-N`); nil keeps SQLite's default (2,000 KiB).
     public var cacheKilobytes: Int?
+    /// Keep temporary tables and the statement journal in memory (`PRAGMA temp_store=MEMORY`), else in
+    /// unlinked temporary files. A connection whose write transactions run savepoints over thousands of rows
+    /// (the bridge's passes) keeps, in the statement journal, a copy of every page they change until the
+    /// savepoint ends: measured, 24 MiB more resident memory during a catch-up in memory. Default true.
+    public var temporariesInMemory: Bool
 
     /// Creates options; the defaults suit a connection that reads and writes a shared WAL database.
     public init(
@@ -35,7 +40,8 @@ public struct OpenOptions: Sendable, Equatable {
         foreignKeys: Bool = true,
         busyTimeoutMilliseconds: Int = 5_000,
         coreDataTriggerFunctions: Bool = true,
-        cacheKilobytes: Int? = nil
+        cacheKilobytes: Int? = nil,
+        temporariesInMemory: Bool = true
     ) {
         self.access = access
         self.walMode = walMode
@@ -44,6 +50,7 @@ public struct OpenOptions: Sendable, Equatable {
         self.busyTimeoutMilliseconds = busyTimeoutMilliseconds
         self.coreDataTriggerFunctions = coreDataTriggerFunctions
         self.cacheKilobytes = cacheKilobytes
+        self.temporariesInMemory = temporariesInMemory
     }
 
     /// Options for reading only: no WAL switch, no trigger functions.
