@@ -66,7 +66,7 @@ struct SetInserts {
                 guard !dangling.isEmpty else { continue }
                 try connection.run(
                     "DELETE FROM coexist_identity WHERE entity = ? AND pk IN (SELECT value FROM json_each(?))",
-                    [.text(copy.root), .text("[" + dangling.map(String.init).joined(separator: ",") + "]")]
+                    [.text(copy.root), .text(Self.list(Array(dangling)))]
                 )
                 candidates[index].1 = rows.filter { !dangling.contains($0.pk) }
                 changed = true
@@ -83,7 +83,7 @@ struct SetInserts {
                 DELETE FROM coexist_parked_object WHERE side = 'legacy' AND entity = ?
                 AND pk IN (SELECT value FROM json_each(?))
                 """,
-                [.text(copy.root), .text("[" + rows.map { String($0.pk) }.joined(separator: ",") + "]")]
+                [.text(copy.root), .text(Self.list(rows.map(\.pk)))]
             )
         }
         return written
@@ -102,7 +102,7 @@ struct SetInserts {
             ORDER BY s.Z_PK
             """,
             [
-                .text("[" + pks.map(String.init).joined(separator: ",") + "]"), .integer(Int64(copy.number)),
+                .text(Self.list(pks)), .integer(Int64(copy.number)),
                 .text(copy.root),
             ]
         )
@@ -137,6 +137,8 @@ struct SetInserts {
         return Set(rows.compactMap { $0[0].integerValue })
     }
 
+    /// A JSON array of keys, for `json_each(?)`.
+    /// A JSON array of keys, for `json_each(?)`.
     static func list(_ pks: [Int64]) -> String { "[" + pks.map(String.init).joined(separator: ",") + "]" }
 
     private func write(_ copy: Copy, _ rows: [(pk: Int64, id: String)]) throws {
@@ -154,7 +156,7 @@ struct SetInserts {
             "INSERT INTO \(SQLIdentifier.quoted(copy.newTable)) (\(names.joined(separator: ", "))) SELECT "
                 + expressions.joined(separator: ", ") + " FROM \(SQLIdentifier.quoted(copy.legacyTable)) s "
                 + "WHERE s.Z_PK IN (SELECT value FROM json_each(?)) ORDER BY s.Z_PK",
-            [.text("[" + rows.map { String($0.pk) }.joined(separator: ",") + "]")]
+            [.text(Self.list(rows.map(\.pk)))]
         )
         try engine.conversions.check()
     }
