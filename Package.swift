@@ -4,186 +4,225 @@
 import PackageDescription
 
 let strict: [SwiftSetting] = [
-    .enableUpcomingFeature("ExistentialAny"),
-    .enableUpcomingFeature("InternalImportsByDefault"),
+  .enableUpcomingFeature("ExistentialAny"),
+  .enableUpcomingFeature("InternalImportsByDefault"),
 ]
 
 let package = Package(
-    name: "coexist",
-    products: [
-        .executable(name: "coexistd", targets: ["coexistd"]),
-        .executable(name: "coexistctl", targets: ["coexistctl"]),
-        .library(name: "CoexistLegacyStore", targets: ["CoexistLegacyStore"]),
-    ],
-    targets: [
-        // C boundaries: a module map and a shim header each, nothing else.
-        .systemLibrary(
-            name: "CSQLite",
-            pkgConfig: "sqlite3",
-            providers: [.apt(["libsqlite3-dev"])]
-        ),
-        .systemLibrary(
-            name: "CSystemd",
-            pkgConfig: "libsystemd",
-            providers: [.apt(["libsystemd-dev"])]
-        ),
-        .systemLibrary(
-            name: "CZlib",
-            pkgConfig: "zlib",
-            providers: [.apt(["zlib1g-dev"])]
-        ),
-        .systemLibrary(
-            name: "CLibXML2",
-            pkgConfig: "libxml-2.0",
-            providers: [.apt(["libxml2-dev"])]
-        ),
+  name: "coexist",
+  products: [
+    .executable(name: "coexistd", targets: ["coexistd"]),
+    .executable(name: "coexistctl", targets: ["coexistctl"]),
+    .library(name: "CoexistLegacyStore", targets: ["CoexistLegacyStore"]),
+  ],
+  targets: [
+    // C boundaries: a module map and a shim header each, nothing else.
+    .systemLibrary(
+      name: "CSQLite",
+      pkgConfig: "sqlite3",
+      providers: [.apt(["libsqlite3-dev"])]
+    ),
+    .systemLibrary(
+      name: "CSystemd",
+      pkgConfig: "libsystemd",
+      providers: [.apt(["libsystemd-dev"])]
+    ),
+    .systemLibrary(
+      name: "CZlib",
+      pkgConfig: "zlib",
+      providers: [.apt(["zlib1g-dev"])]
+    ),
+    .systemLibrary(
+      name: "CLibXML2",
+      pkgConfig: "libxml-2.0",
+      providers: [.apt(["libxml2-dev"])]
+    ),
 
-        // Libraries, lowest first.
-        .target(name: "CoexistSQLite", dependencies: ["CSQLite"], swiftSettings: strict),
-        .target(name: "CoexistModel", dependencies: ["CZlib", "CLibXML2"], swiftSettings: strict),
-        .target(name: "CoexistHistory", dependencies: ["CoexistSQLite", "CoexistModel"], swiftSettings: strict),
-        .target(
-            name: "CoexistLegacyStore",
-            dependencies: ["CoexistSQLite", "CoexistModel", "CoexistHistory"],
-            swiftSettings: strict
-        ),
-        .target(
-            name: "CoexistStore",
-            dependencies: ["CoexistSQLite", "CoexistModel", "CoexistHistory"],
-            swiftSettings: strict
-        ),
-        .target(
-            name: "CoexistData",
-            dependencies: ["CoexistStore", "CoexistSQLite", "CoexistModel", "CoexistHistory"],
-            swiftSettings: strict
-        ),
-        .target(
-            name: "CoexistBridge",
-            dependencies: ["CoexistLegacyStore", "CoexistStore", "CoexistHistory", "CoexistModel", "CoexistSQLite"],
-            swiftSettings: strict
-        ),
-        .target(
-            name: "CoexistEvents",
-            dependencies: [
-                "CoexistBridge", "CoexistRuntime", "CoexistHistory", "CoexistLegacyStore", "CoexistStore", "CoexistModel",
-                "CoexistSQLite",
-            ],
-            swiftSettings: strict
-        ),
-        .target(name: "CoexistRuntime", dependencies: ["CSystemd"], swiftSettings: strict),
-        .target(
-            name: "CoexistReporting",
-            dependencies: ["CoexistBridge", "CoexistLegacyStore", "CoexistStore", "CoexistModel", "CoexistSQLite", "CoexistRuntime"],
-            swiftSettings: strict
-        ),
-        .target(
-            name: "CoexistDaemon",
-            dependencies: [
-                "CoexistEvents", "CoexistBridge", "CoexistRuntime", "CoexistStore", "CoexistLegacyStore", "CoexistHistory", "CoexistModel",
-                "CoexistSQLite", "CoexistReporting",
-            ],
-            swiftSettings: strict
-        ),
+    // Libraries, lowest first.
+    .target(name: "CoexistSQLite", dependencies: ["CSQLite"], swiftSettings: strict),
+    .target(name: "CoexistModel", dependencies: ["CZlib", "CLibXML2"], swiftSettings: strict),
+    .target(
+      name: "CoexistConfiguration",
+      dependencies: ["CoexistModel", "CoexistSQLite", "CoexistRuntime"],
+      swiftSettings: strict
+    ),
+    .target(
+      name: "CoexistHistory", dependencies: ["CoexistSQLite", "CoexistModel"], swiftSettings: strict
+    ),
+    .target(
+      name: "CoexistLegacyStore",
+      dependencies: ["CoexistSQLite", "CoexistModel", "CoexistHistory"],
+      swiftSettings: strict
+    ),
+    .target(
+      name: "CoexistStore",
+      dependencies: ["CoexistSQLite", "CoexistModel", "CoexistHistory"],
+      swiftSettings: strict
+    ),
+    .target(
+      name: "CoexistData",
+      dependencies: ["CoexistStore", "CoexistSQLite", "CoexistModel", "CoexistHistory"],
+      swiftSettings: strict
+    ),
+    .target(
+      name: "CoexistBridge",
+      dependencies: [
+        "CoexistConfiguration", "CoexistLegacyStore", "CoexistStore", "CoexistHistory",
+        "CoexistModel", "CoexistSQLite",
+      ],
+      swiftSettings: strict
+    ),
+    .target(
+      name: "CoexistEvents",
+      dependencies: [
+        "CoexistConfiguration", "CoexistBridge", "CoexistRuntime", "CoexistHistory",
+        "CoexistLegacyStore", "CoexistStore", "CoexistModel",
+        "CoexistSQLite",
+      ],
+      swiftSettings: strict
+    ),
+    .target(name: "CoexistRuntime", dependencies: ["CSystemd"], swiftSettings: strict),
+    .target(
+      name: "CoexistReporting",
+      dependencies: [
+        "CoexistConfiguration", "CoexistBridge", "CoexistLegacyStore", "CoexistStore",
+        "CoexistModel", "CoexistSQLite", "CoexistRuntime",
+      ],
+      swiftSettings: strict
+    ),
+    .target(
+      name: "CoexistDaemon",
+      dependencies: [
+        "CoexistConfiguration", "CoexistEvents", "CoexistBridge", "CoexistRuntime", "CoexistStore",
+        "CoexistLegacyStore", "CoexistHistory", "CoexistModel",
+        "CoexistSQLite", "CoexistReporting",
+      ],
+      swiftSettings: strict
+    ),
 
-        // Thin executables.
-        .executableTarget(
-            name: "coexistd",
-            dependencies: ["CoexistDaemon", "CoexistReporting", "CoexistRuntime"],
-            swiftSettings: strict
-        ),
-        .executableTarget(
-            name: "coexistctl",
-            dependencies: [
-                "CoexistLegacyStore", "CoexistStore", "CoexistHistory", "CoexistModel", "CoexistRuntime", "CoexistBridge",
-                "CoexistDaemon", "CoexistEvents", "CoexistReporting", "CoexistSQLite",
-            ],
-            swiftSettings: strict
-        ),
+    // Thin executables.
+    .executableTarget(
+      name: "coexistd",
+      dependencies: [
+        "CoexistDaemon", "CoexistConfiguration", "CoexistReporting", "CoexistRuntime",
+      ],
+      swiftSettings: strict
+    ),
+    .executableTarget(
+      name: "coexistctl",
+      dependencies: [
+        "CoexistLegacyStore", "CoexistStore", "CoexistHistory", "CoexistModel", "CoexistRuntime",
+        "CoexistBridge",
+        "CoexistConfiguration", "CoexistEvents", "CoexistReporting", "CoexistSQLite",
+      ],
+      swiftSettings: strict
+    ),
 
-        // Tests mirror the libraries; TestSupport holds the shared helpers.
-        .target(
-            name: "TestSupport",
-            dependencies: ["CoexistSQLite", "CoexistModel", "CoexistHistory", "CoexistLegacyStore", "CoexistStore", "CoexistBridge"],
-            path: "Tests/TestSupport",
-            swiftSettings: strict
-        ),
-        .testTarget(
-            name: "CoexistSQLiteTests",
-            dependencies: ["CoexistSQLite", "TestSupport"],
-            swiftSettings: strict
-        ),
-        .testTarget(
-            name: "CoexistModelTests",
-            dependencies: ["CoexistModel", "TestSupport"],
-            swiftSettings: strict
-        ),
-        .testTarget(
-            name: "CoexistLegacyStoreTests",
-            dependencies: ["CoexistLegacyStore", "CoexistHistory", "CoexistModel", "CoexistSQLite", "TestSupport"],
-            swiftSettings: strict
-        ),
-        .testTarget(
-            name: "CoexistStoreTests",
-            dependencies: ["CoexistStore", "CoexistLegacyStore", "CoexistHistory", "CoexistModel", "CoexistSQLite", "TestSupport"],
-            swiftSettings: strict
-        ),
-        .testTarget(
-            name: "CoexistDataTests",
-            dependencies: [
-                "CoexistData", "CoexistStore", "CoexistHistory", "CoexistLegacyStore", "CoexistModel", "CoexistSQLite",
-                "TestSupport",
-            ],
-            swiftSettings: strict
-        ),
-        .testTarget(
-            name: "CoexistBridgeTests",
-            dependencies: [
-                "CoexistBridge", "CoexistStore", "CoexistHistory", "CoexistLegacyStore", "CoexistModel", "CoexistSQLite",
-                "TestSupport",
-            ],
-            swiftSettings: strict
-        ),
-        .testTarget(
-            name: "CoexistEventsTests",
-            dependencies: ["CoexistEvents", "CoexistHistory"],
-            swiftSettings: strict
-        ),
-        .testTarget(
-            name: "CoexistRuntimeTests",
-            dependencies: ["CoexistRuntime", "TestSupport"],
-            swiftSettings: strict
-        ),
-        .executableTarget(
-            name: "coexist-bench",
-            dependencies: [
-                "CoexistLegacyStore", "CoexistStore", "CoexistHistory", "CoexistSQLite", "CoexistModel", "CoexistRuntime",
-                "coexistd", "coexistctl", "coexist-test-helper",
-            ],
-            swiftSettings: strict
-        ),
-        .executableTarget(
-            name: "coexist-fuzz",
-            dependencies: [
-                "CoexistEvents", "CoexistDaemon", "CoexistModel", "CoexistRuntime", "CoexistBridge", "CoexistLegacyStore",
-                "CoexistStore", "CoexistHistory", "CoexistSQLite",
-            ],
-            swiftSettings: strict
-        ),
-        .executableTarget(
-            name: "coexist-test-helper",
-            dependencies: ["CoexistLegacyStore", "CoexistStore", "CoexistHistory", "CoexistSQLite", "CoexistRuntime"],
-            path: "Tests/CoexistTestHelper",
-            swiftSettings: strict
-        ),
-        .testTarget(
-            name: "EndToEndTests",
-            dependencies: [
-                "TestSupport", "CoexistSQLite", "CoexistHistory", "CoexistLegacyStore", "CoexistStore", "CoexistDaemon",
-                "coexistctl", "coexistd",
-                "coexist-test-helper", "coexist-bench", "coexist-fuzz",
-            ],
-            exclude: ["Python"],
-            swiftSettings: strict
-        ),
-    ]
+    // Tests mirror the libraries; TestSupport holds the shared helpers.
+    .target(
+      name: "TestSupport",
+      dependencies: [
+        "CoexistSQLite", "CoexistModel", "CoexistHistory", "CoexistLegacyStore", "CoexistStore",
+        "CoexistBridge",
+      ],
+      path: "Tests/TestSupport",
+      swiftSettings: strict
+    ),
+    .testTarget(
+      name: "CoexistSQLiteTests",
+      dependencies: ["CoexistSQLite", "TestSupport"],
+      swiftSettings: strict
+    ),
+    .testTarget(
+      name: "CoexistModelTests",
+      dependencies: ["CoexistModel", "TestSupport"],
+      swiftSettings: strict
+    ),
+    .testTarget(
+      name: "CoexistLegacyStoreTests",
+      dependencies: [
+        "CoexistLegacyStore", "CoexistHistory", "CoexistModel", "CoexistSQLite", "TestSupport",
+      ],
+      swiftSettings: strict
+    ),
+    .testTarget(
+      name: "CoexistStoreTests",
+      dependencies: [
+        "CoexistStore", "CoexistLegacyStore", "CoexistHistory", "CoexistModel", "CoexistSQLite",
+        "TestSupport",
+      ],
+      swiftSettings: strict
+    ),
+    .testTarget(
+      name: "CoexistDataTests",
+      dependencies: [
+        "CoexistData", "CoexistStore", "CoexistHistory", "CoexistLegacyStore", "CoexistModel",
+        "CoexistSQLite",
+        "TestSupport",
+      ],
+      swiftSettings: strict
+    ),
+    .testTarget(
+      name: "CoexistBridgeTests",
+      dependencies: [
+        "CoexistConfiguration", "CoexistBridge", "CoexistStore", "CoexistHistory",
+        "CoexistLegacyStore", "CoexistModel", "CoexistSQLite",
+        "TestSupport",
+      ],
+      swiftSettings: strict
+    ),
+    .testTarget(
+      name: "CoexistEventsTests",
+      dependencies: ["CoexistEvents", "CoexistHistory"],
+      swiftSettings: strict
+    ),
+    .testTarget(
+      name: "CoexistConfigurationTests",
+      dependencies: ["CoexistConfiguration", "CoexistRuntime", "TestSupport"],
+      swiftSettings: strict
+    ),
+    .testTarget(
+      name: "CoexistRuntimeTests",
+      dependencies: ["CoexistRuntime", "TestSupport"],
+      swiftSettings: strict
+    ),
+    .executableTarget(
+      name: "coexist-bench",
+      dependencies: [
+        "CoexistLegacyStore", "CoexistStore", "CoexistHistory", "CoexistSQLite", "CoexistModel",
+        "CoexistRuntime",
+        "coexistd", "coexistctl", "coexist-test-helper",
+      ],
+      swiftSettings: strict
+    ),
+    .executableTarget(
+      name: "coexist-fuzz",
+      dependencies: [
+        "CoexistEvents", "CoexistConfiguration", "CoexistModel", "CoexistRuntime", "CoexistBridge",
+        "CoexistLegacyStore",
+        "CoexistStore", "CoexistHistory", "CoexistSQLite",
+      ],
+      swiftSettings: strict
+    ),
+    .executableTarget(
+      name: "coexist-test-helper",
+      dependencies: [
+        "CoexistLegacyStore", "CoexistStore", "CoexistHistory", "CoexistSQLite", "CoexistRuntime",
+      ],
+      path: "Tests/CoexistTestHelper",
+      swiftSettings: strict
+    ),
+    .testTarget(
+      name: "EndToEndTests",
+      dependencies: [
+        "TestSupport", "CoexistSQLite", "CoexistHistory", "CoexistLegacyStore", "CoexistStore",
+        "CoexistConfiguration",
+        "CoexistDaemon",
+        "coexistctl", "coexistd",
+        "coexist-test-helper", "coexist-bench", "coexist-fuzz",
+      ],
+      exclude: ["Python"],
+      swiftSettings: strict
+    ),
+  ]
 )

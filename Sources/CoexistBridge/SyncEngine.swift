@@ -1,3 +1,4 @@
+public import CoexistConfiguration
 import CoexistHistory
 public import CoexistLegacyStore
 public import CoexistModel

@@ -1,4 +1,5 @@
 import CoexistBridge
+import CoexistConfiguration
 import CoexistEvents
 import CoexistHistory
 import CoexistRuntime
@@ -12,10 +13,10 @@ import Glibc
 /// The bridge's thread: its own connection and ``SyncEngine``, so that mirroring never delays event
 /// delivery on the daemon's thread (each side of the split has a core on a 2-core machine).
 ///
-/// It waits in `poll(2)` on an inotify watch of the database's directory and on ``wake`` (stop, reload),
-/// with a timeout for the fallback check and retention pruning. When another process commits, it signals
-/// ``events`` at once (the daemon publishes the commit before the bridge mirrors it), runs a pass, and
-/// signals ``events`` again after every pass that committed. Passes are bounded (``SyncEngine/passChanges``),
+/// It waits in `poll(2)` on ``wake``: a commit seen by the daemon's ``CommitWatcher`` (``commitLanded()``), a
+/// consumer position posted, a stop, a reload; with a timeout for the fallback check and retention pruning.
+/// When its connection's data version moved (another process committed: the bridge's own commits do not
+/// move it), it runs a pass, and signals ``events`` after every pass that committed. Passes are bounded (``SyncEngine/passChanges``),
 /// so a stop or a reload is seen within about 50 ms.
 final class BridgeWorker: @unchecked Sendable {
     /// What the daemon's thread may change while the worker runs.
@@ -43,7 +44,7 @@ final class BridgeWorker: @unchecked Sendable {
         var failure: (any Error)?
         var pendingSettings: Settings?
         var stop = false
-        /// The thread has opened its connection and its watcher.
+        /// The thread has opened its connection.
         var started = false
     }
 
@@ -85,9 +86,9 @@ final class BridgeWorker: @unchecked Sendable {
         consumers = ConsumerOutbox(onPost: { wake.signal() })
     }
 
-    /// Starts the thread, and returns once it has opened its connection and its watcher (or throws why it
-    /// could not): the daemon says it is ready only then, and the clients it then accepts cannot take the
-    /// descriptors the thread needs.
+    /// Starts the thread, and returns once it has opened its connection (or throws why it could not): the
+    /// daemon says it is ready only then, and the clients it then accepts cannot take the descriptors the
+    /// thread needs.
     func start() throws {
         thread = try WorkerThread(name: "coexist-bridge") { [self] in run() }
         while true {
@@ -111,6 +112,9 @@ final class BridgeWorker: @unchecked Sendable {
         thread = nil
     }
 
+    /// Tells the thread that a commit landed (seen by the daemon's ``CommitWatcher``).
+    func commitLanded() { wake.signal() }
+
     /// Hands new settings to the thread (applied before its next pass).
     func update(_ settings: Settings) {
         shared.withLock { $0.pendingSettings = settings }
@@ -120,7 +124,6 @@ final class BridgeWorker: @unchecked Sendable {
     private func run() {
         let connection: Connection
         let engine: SyncEngine
-        let watcher: DirectoryWatcher
         do {
             connection = try Connection(
                 path: database,
@@ -128,8 +131,6 @@ final class BridgeWorker: @unchecked Sendable {
             )
             connection.manageCheckpoints()
             engine = try openEngine(connection)
-            let base = database.split(separator: "/").last.map(String.init) ?? database
-            watcher = try DirectoryWatcher(directory: Daemon.directory(of: database), names: [base, base + "-wal"])
         } catch {
             // The file gone or replaced since the daemon opened it is the reason, not what SQLite made of it.
             do {
@@ -185,15 +186,12 @@ final class BridgeWorker: @unchecked Sendable {
             // Rounded up: waking before the deadline would spin through zero-timeout polls until it passes.
             let timeout =
                 state.busy ? 0 : Int32(clamping: ((deadline > now ? deadline - now : 0) + 999_999) / 1_000_000)
-            var descriptors = [
-                pollfd(fd: watcher.descriptor, events: Int16(POLLIN), revents: 0),
-                pollfd(fd: wake.descriptor, events: Int16(POLLIN), revents: 0),
-            ]
-            _ = poll(&descriptors, nfds_t(descriptors.count), timeout)
+            var descriptor = pollfd(fd: wake.descriptor, events: Int16(POLLIN), revents: 0)
+            _ = poll(&descriptor, 1, timeout)
             var due = state.busy || Monotonic.now() >= state.nextCheck
-            var fileEvent = false
-            if descriptors[0].revents != 0, watcher.drain() { (due, fileEvent) = (true, true) }
-            if descriptors[1].revents != 0 {
+            if descriptor.revents != 0 {
+                // A commit, a consumer's position, a stop or a reload: the data version says whether to mirror.
+                due = true
                 wake.drain()
                 let (stop, fresh) = shared.withLock { shared in
                     defer { shared.pendingSettings = nil }
@@ -212,10 +210,11 @@ final class BridgeWorker: @unchecked Sendable {
             recordConsumers(connection, &state)
             if state.failure != nil { return }
             guard due else { continue }
-            let version = Self.visibleDataVersion(connection, after: state.dataVersion, waitForCommit: fileEvent)
+            // The commit watcher has seen the commit visible: no need to wait for it here.
+            let version = CommitWatcher.visibleDataVersion(connection, after: state.dataVersion, waitForCommit: false)
             let moved = version != state.dataVersion
             if moved {
-                events.signal()  // commits by the apps reach subscribers before the bridge mirrors them
+                events.signal()  // the fallback check may be the first to see it: the event thread publishes
                 shared.withLock { $0.changed = true }
             }
             if state.busy || state.backoff > 0 || moved {
@@ -347,22 +346,5 @@ final class BridgeWorker: @unchecked Sendable {
     /// commits took the WAL past 4,000 pages — never inside a commit (see ``Connection/manageCheckpoints()``)
     /// and not after every pass of a steady trickle (each checkpoint ends in an `fsync`).
     static let quietBeforeCheckpoint: UInt64 = 250_000_000
-
-    /// `PRAGMA data_version`; after a file event, read again briefly while it has not moved (inotify fires on
-    /// the first write to the WAL, a little before the commit becomes visible). Nil when it cannot be read.
-    static func visibleDataVersion(_ connection: Connection, after last: Int64?, waitForCommit: Bool) -> Int64? {
-        do {
-            var version = try connection.dataVersion()
-            var retries = 0
-            while waitForCommit && version == last && retries < 10 {
-                usleep(20)
-                version = try connection.dataVersion()
-                retries += 1
-            }
-            return version
-        } catch {
-            return nil
-        }
-    }
 
 }

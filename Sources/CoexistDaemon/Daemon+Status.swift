@@ -1,4 +1,5 @@
 import CoexistBridge
+import CoexistConfiguration
 import CoexistRuntime
 
 /// The daemon's `STATUS=` line, its rate, and SIGHUP.

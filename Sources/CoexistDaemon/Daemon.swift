@@ -1,4 +1,5 @@
 public import CoexistBridge
+public import CoexistConfiguration
 import CoexistEvents
 import CoexistHistory
 import CoexistLegacyStore
@@ -15,11 +16,13 @@ import Glibc
 /// The bridge daemon: opens the shared file, runs the initial sync when needed, binds (or inherits) the
 /// socket, tells systemd it is ready, then mirrors every commit as it happens and serves change events.
 ///
-/// Two threads, each with its own SQLite connection. The bridge thread (``BridgeWorker``) watches the file
-/// and mirrors. The daemon's thread owns the socket and its clients, the signals, the watchdog and
-/// `STATUS=`: it waits in `poll(2)` on a `signalfd` (SIGTERM, SIGINT, SIGHUP), the listening socket and its
-/// clients, and the worker's wake-up (a commit to publish), with a timeout for the fallback check, the
-/// watchdog and `STATUS=` updates. Mirroring therefore never delays an event. Idle, both sleep in `poll`.
+/// Two threads, each with its own SQLite connection. The daemon's thread owns the ``CommitWatcher`` (the one
+/// watch of the file), the socket and its clients, the signals, the watchdog and `STATUS=`: it waits in
+/// `poll(2)` on the watcher, a `signalfd` (SIGTERM, SIGINT, SIGHUP), the listening socket and its clients,
+/// and the worker's wake-up (a pass committed), with a timeout for the fallback check, the watchdog and
+/// `STATUS=` updates. A commit the watcher sees is published and handed to the bridge thread
+/// (``BridgeWorker``), which mirrors it on its own connection. Mirroring therefore never delays an event.
+/// Idle, both sleep in `poll`.
 public final class Daemon {
     var configuration: DaemonConfiguration
     let configFile: String?
@@ -32,8 +35,8 @@ public final class Daemon {
     var connection: Connection?
     var server: EventServer?
     var worker: BridgeWorker?
-    /// The data version events were last published at.
-    var publishedVersion: Int64 = -1
+    /// A commit was seen that is not published yet (the last publish failed).
+    var unpublished = true
     var statusAt = Monotonic.now()
     var rate = 0.0
     var publishWarning = RepeatingWarning()
@@ -184,13 +187,10 @@ public final class Daemon {
         }
         guard let worker else { return .software }
         defer { worker.stop() }
-        let base = configuration.database.split(separator: "/").last.map(String.init) ?? configuration.database
-        let watcher: DirectoryWatcher
+        let watcher: CommitWatcher
         do {
-            watcher = try DirectoryWatcher(
-                directory: Self.directory(of: configuration.database),
-                names: [base, base + "-wal"]
-            )
+            guard let connection else { throw BridgeError.unmirrorable("the event connection did not open") }
+            watcher = try CommitWatcher(database: configuration.database, connection: connection)
         } catch {
             logger.error("\(error)")
             return .unavailable
@@ -260,9 +260,11 @@ public final class Daemon {
             if due {
                 // While the bridge thread is in a pass no other commit can land, and the WAL writes are its
                 // own: it signals when it commits. Otherwise an app's commit may still be becoming visible.
-                let published = publishIfChanged(
-                    waitForCommit: fileEvent && !worker.inPass.load(ordering: .acquiring)
-                )
+                if watcher.commitLanded(waitForCommit: fileEvent && !worker.inPass.load(ordering: .acquiring)) {
+                    unpublished = true
+                    worker.commitLanded()
+                }
+                let published = publishIfUnpublished()
                 if let failure = publishFailure {
                     let report = ErrorReport(failure)
                     logger.error(report.message)
@@ -311,21 +313,15 @@ public final class Daemon {
         )
     }
 
-    /// Publishes what was committed since the last time, when the data version moved (a commit by the
-    /// bridge thread or another process). A failure is retried at the next wake-up.
+    /// Publishes what was committed since the last time, when the commit watcher saw a commit (by the
+    /// bridge thread or another process) not published yet. A failure is retried at the next wake-up.
     /// Returns false when publishing failed.
     @discardableResult
-    func publishIfChanged(waitForCommit: Bool) -> Bool {
-        guard let connection,
-            let version = BridgeWorker.visibleDataVersion(
-                connection,
-                after: publishedVersion,
-                waitForCommit: waitForCommit
-            ), version != publishedVersion
-        else { return true }
+    func publishIfUnpublished() -> Bool {
+        guard unpublished else { return true }
         do {
             try server?.publish(now: Monotonic.now())
-            publishedVersion = version
+            unpublished = false
             publishWarning.recovered("publishing events works again", logger: logger)
             return true
         } catch {

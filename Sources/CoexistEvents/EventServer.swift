@@ -1,4 +1,5 @@
 public import CoexistBridge
+public import CoexistConfiguration
 import CoexistHistory
 public import CoexistRuntime
 import CoexistSQLite
@@ -14,44 +15,8 @@ public import Glibc
 /// heartbeats. Every write is non-blocking and every queue bounded: a slow or hostile client can only
 /// lose its own connection.
 public final class EventServer {
-    /// Limits and access control.
-    ///
-    /// Every peer has a budget of each resource it can make the server hold, and the server a total; a peer
-    /// over one gets an error (`over_budget`, `lagged`, `too_many_consumers`, `line_too_long`) and is
-    /// closed, and nobody else notices. The defaults are those of `config/coexistd.conf`.
-    public struct Limits: Sendable {
-        /// Connections served at once.
-        public var maxClients = 1_024
-        /// A request line's longest length in bytes (newline not counted).
-        public var maxLineLength = 65_536
-        /// A request line must complete within this time (nanoseconds).
-        public var requestTimeout: UInt64 = 10_000_000_000
-        /// Events queued for one subscriber before it is told it lagged and disconnected.
-        public var queueLimit = 10_000
-        /// Bytes queued for one connection (events, replies, heartbeats) before it is told it lagged (a
-        /// subscriber) or is over budget (replies it does not read), and is disconnected.
-        public var queueBytes = 16 << 20
-        /// Bytes queued for all connections together (a message shared by N subscribers counts N times);
-        /// the connection whose message would pass it is treated as over its own budget.
-        public var totalQueueBytes = 1 << 30
-        /// `wait` requests one connection may have pending.
-        public var maxPendingRequests = 1_024
-        /// Durable consumers (named subscriptions) heard from within `consumerExpiry`; a new name beyond
-        /// them is refused with `too_many_consumers`.
-        public var maxConsumers = 64
-        /// A durable consumer silent for longer (nanoseconds) no longer counts against `maxConsumers` nor
-        /// holds history back from pruning; 0: never expires.
-        public var consumerExpiry: UInt64 = 7 * 86_400 * 1_000_000_000
-        /// Heartbeat interval (nanoseconds).
-        public var heartbeatInterval: UInt64 = 5_000_000_000
-        /// When either list is non-empty, a peer must have one of these uids or gids (SO_PEERCRED).
-        public var allowUIDs: [UInt32] = []
-        public var allowGIDs: [UInt32] = []
-        /// Errors after which a connection is closed.
-        public var maxErrors = 5
-
-        public init() {}
-    }
+    /// Limits and access control (defined with the configuration that sets them).
+    public typealias Limits = EventLimits
 
     /// The time one tick spends filling backlogs, across all catching-up subscribers.
     static let backlogTickBudget = Duration.milliseconds(5)

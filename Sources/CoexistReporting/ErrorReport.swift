@@ -1,4 +1,5 @@
 import CoexistBridge
+import CoexistConfiguration
 import CoexistLegacyStore
 import CoexistModel
 public import CoexistRuntime

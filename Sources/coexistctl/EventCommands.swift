@@ -1,5 +1,5 @@
 import CoexistBridge
-import CoexistDaemon
+import CoexistConfiguration
 import CoexistRuntime
 import FoundationEssentials
 

@@ -1,4 +1,5 @@
-import CoexistDaemon
+import CoexistConfiguration
+import CoexistModel
 import CoexistRuntime
 import CoexistStore
 

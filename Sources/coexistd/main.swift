@@ -1,3 +1,4 @@
+import CoexistConfiguration
 import CoexistDaemon
 import CoexistReporting
 import CoexistRuntime

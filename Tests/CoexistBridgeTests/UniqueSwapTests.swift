@@ -1,4 +1,5 @@
 import CoexistBridge
+import CoexistConfiguration
 import CoexistHistory
 import CoexistLegacyStore
 import CoexistModel

@@ -1,4 +1,4 @@
-import CoexistDaemon
+import CoexistConfiguration
 import Foundation
 import TestSupport
 import Testing

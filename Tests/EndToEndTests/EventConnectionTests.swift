@@ -1,4 +1,5 @@
 import CoexistBridge
+import CoexistConfiguration
 import CoexistDaemon
 import CoexistSQLite
 import Foundation

@@ -97,7 +97,9 @@ public final class DaemonProcess {
     ) throws {
         socket = directory.file("c.sock")
         let program = ProductProcess.productsDirectory + "/coexistd"
-        let arguments = ["--database", database, "--socket", socket, "--poll-interval", "200ms"] + options
+        // A short fallback check unless the test sets its own.
+        let poll = options.contains("--poll-interval") ? [] : ["--poll-interval", "200ms"]
+        let arguments = ["--database", database, "--socket", socket] + poll + options
         if let openFilesLimit {
             // Descriptors the test process left open would count against the limit: close them first.
             process.executableURL = URL(fileURLWithPath: "/bin/bash")

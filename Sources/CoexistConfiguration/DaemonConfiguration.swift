@@ -1,9 +1,6 @@
-public import CoexistBridge
-public import CoexistEvents
 public import CoexistModel
 public import CoexistRuntime
 public import CoexistSQLite
-public import CoexistStore
 
 #if canImport(Glibc)
 import Glibc
@@ -40,7 +37,7 @@ public struct DaemonConfiguration: Sendable {
     /// Name overrides of the new schema.
     public var overrides = SchemaOverrides()
     /// Event server limits and access control.
-    public var limits = EventServer.Limits()
+    public var limits = EventLimits()
     /// A durable consumer not heard from for longer than this (nanoseconds) no longer holds history back
     /// from pruning (logged) nor counts against `max-consumers`; 0: never. Default 7 days.
     public var consumerExpiry: UInt64 {

@@ -1,4 +1,3 @@
-import CoexistBridge
 import CoexistRuntime
 
 /// One top-level configuration key: its name, whether a SIGHUP applies it, a line of documentation, how

@@ -1,4 +1,4 @@
-import CoexistDaemon
+import CoexistConfiguration
 import CoexistRuntime
 import Foundation
 import TestSupport

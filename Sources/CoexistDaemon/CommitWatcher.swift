@@ -1,0 +1,61 @@
+import CoexistRuntime
+import CoexistSQLite
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The daemon's one watch for commits to the shared file: one inotify watch of its directory (for the
+/// database and its `-wal`) and `PRAGMA data_version` on the event service's connection, which moves when
+/// any other connection commits — an app's or the bridge service's.
+///
+/// The event thread polls ``descriptor``; when ``commitLanded(waitForCommit:)`` says a commit landed, it
+/// publishes it to subscribers and wakes the bridge service, which mirrors it (its own connection's
+/// `data_version` tells it whether the commit was someone else's). Neither service watches the file itself.
+final class CommitWatcher {
+    private let files: DirectoryWatcher
+    private let connection: Connection
+    /// The data version of the last commit reported.
+    private var seen: Int64 = -1
+
+    /// Watches `database` through `connection` (the event service's).
+    init(database: String, connection: Connection) throws {
+        let base = database.split(separator: "/").last.map(String.init) ?? database
+        files = try DirectoryWatcher(directory: Daemon.directory(of: database), names: [base, base + "-wal"])
+        self.connection = connection
+    }
+
+    /// The descriptor to poll for readability.
+    var descriptor: Int32 { files.descriptor }
+
+    /// Reads the pending file events; true when one concerned the database or its WAL.
+    func drain() -> Bool { files.drain() }
+
+    /// True once for each move of the data version: a commit landed since the last true. After a file event
+    /// (`waitForCommit`), the version is read again briefly while it has not moved (inotify fires on the
+    /// first write to the WAL, a little before the commit becomes visible). False when it cannot be read.
+    func commitLanded(waitForCommit: Bool) -> Bool {
+        guard let version = Self.visibleDataVersion(connection, after: seen, waitForCommit: waitForCommit),
+            version != seen
+        else { return false }
+        seen = version
+        return true
+    }
+
+    /// `PRAGMA data_version` of `connection`, read again for up to about 200 µs while it still equals
+    /// `last` when `waitForCommit`; nil when it cannot be read.
+    static func visibleDataVersion(_ connection: Connection, after last: Int64?, waitForCommit: Bool) -> Int64? {
+        do {
+            var version = try connection.dataVersion()
+            var retries = 0
+            while waitForCommit && version == last && retries < 10 {
+                usleep(20)
+                version = try connection.dataVersion()
+                retries += 1
+            }
+            return version
+        } catch {
+            return nil
+        }
+    }
+}
