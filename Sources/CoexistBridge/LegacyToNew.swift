@@ -14,7 +14,8 @@ import CoexistStore
 struct LegacyToNew {
     let engine: SyncEngine
     let conflicts: ConflictResolver
-    /// Whether the snapshot's inserts are copied set-based where they can be (``SetInserts``).
+    /// Whether the snapshot's inserts and attribute updates are written set-based where they can be
+    /// (``SetInserts``, ``SetUpdates``).
     var setBased = false
 
     var model: Model { engine.new.model }
@@ -57,8 +58,16 @@ struct LegacyToNew {
                     plan.order.filter { plan.entries[$0]?.inserted == true },
                     save: save
                 ) : []
+            let updated =
+                setBased
+                ? try SetUpdates(engine: engine).update(
+                    plan.order.compactMap { id in
+                        plan.entries[id].flatMap { $0.inserted ? nil : (id, $0.properties) }
+                    },
+                    save: save
+                ) : []
             var relationships: [(ObjectID, ObjectRef, [String])] = []
-            for id in plan.order where !copied.contains(id) {
+            for id in plan.order where !copied.contains(id) && !updated.contains(id) {
                 guard let entry = plan.entries[id], let entity = model.entity(named: id.entity),
                     let (object, ref) = try context.ensure(id)
                 else { continue }

@@ -20,11 +20,12 @@ struct SetInserts {
         let number: Int
         let newTable: String
         let kind: String?
-        /// The legacy column holding the identity UUID, and the conversion slot of its attribute.
-        let identityColumn: String
-        let identitySlot: Int
+        /// The SQL computing the identity from the legacy row `s`.
+        let identity: String
         /// New column and the SQL computing it from the legacy row `s`.
         var columns: [(name: String, expression: String)]
+        /// The stored attributes (the identity aside): new column and the SQL computing it from `s`.
+        var attributes: [String: (column: String, expression: String)] = [:]
         /// Legacy to-one columns, their destination's root entity and its new table.
         var foreignKeys: [(column: String, root: String, table: String)]
     }
@@ -91,15 +92,18 @@ struct SetInserts {
 
     /// Of `pks`, the rows (with their identity) that can be inserted as they are.
     private func fresh(_ copy: Copy, _ pks: [Int64]) throws -> [(pk: Int64, id: String)] {
-        let identity = "coexist_mirror_value(\(copy.identitySlot), s.\(SQLIdentifier.quoted(copy.identityColumn)))"
+        // The identity computed once per row (a CTE the planner may not fold into the conditions).
         let rows = try engine.connection.rows(
             """
-            SELECT s.Z_PK, \(identity) AS identity FROM \(SQLIdentifier.quoted(copy.legacyTable)) s
-            WHERE s.Z_PK IN (SELECT value FROM json_each(?1)) AND s.Z_ENT = ?2
-            AND NOT EXISTS (SELECT 1 FROM coexist_identity i WHERE i.entity = ?3 AND i.pk = s.Z_PK)
-            AND NOT EXISTS (SELECT 1 FROM coexist_identity i WHERE i.entity = ?3 AND i.id = identity)
-            AND NOT EXISTS (SELECT 1 FROM \(SQLIdentifier.quoted(copy.newTable)) n WHERE n."id" = identity)
-            ORDER BY s.Z_PK
+            WITH c AS MATERIALIZED (
+                SELECT s.Z_PK AS pk, \(copy.identity) AS identity FROM \(SQLIdentifier.quoted(copy.legacyTable)) s
+                WHERE s.Z_PK IN (SELECT value FROM json_each(?1)) AND s.Z_ENT = ?2
+            )
+            SELECT pk, identity FROM c
+            WHERE NOT EXISTS (SELECT 1 FROM coexist_identity i WHERE i.entity = ?3 AND i.pk = c.pk)
+            AND NOT EXISTS (SELECT 1 FROM coexist_identity i WHERE i.entity = ?3 AND i.id = c.identity)
+            AND NOT EXISTS (SELECT 1 FROM \(SQLIdentifier.quoted(copy.newTable)) n WHERE n."id" = c.identity)
+            ORDER BY pk
             """,
             [
                 .text(Self.list(pks)), .integer(Int64(copy.number)),
@@ -138,12 +142,12 @@ struct SetInserts {
     }
 
     /// A JSON array of keys, for `json_each(?)`.
-    /// A JSON array of keys, for `json_each(?)`.
     static func list(_ pks: [Int64]) -> String { "[" + pks.map(String.init).joined(separator: ",") + "]" }
 
+    /// Inserts `rows` (legacy keys with the identities ``fresh(_:_:)`` computed) into the new table.
     private func write(_ copy: Copy, _ rows: [(pk: Int64, id: String)]) throws {
         var names = ["\"id\""]
-        var expressions = ["coexist_mirror_value(\(copy.identitySlot), s.\(SQLIdentifier.quoted(copy.identityColumn)))"]
+        var expressions = ["j.value ->> 1"]
         if let kind = copy.kind {
             names.append("\"kind\"")
             expressions.append("'\(kind)'")
@@ -154,15 +158,17 @@ struct SetInserts {
         }
         try engine.connection.run(
             "INSERT INTO \(SQLIdentifier.quoted(copy.newTable)) (\(names.joined(separator: ", "))) SELECT "
-                + expressions.joined(separator: ", ") + " FROM \(SQLIdentifier.quoted(copy.legacyTable)) s "
-                + "WHERE s.Z_PK IN (SELECT value FROM json_each(?)) ORDER BY s.Z_PK",
-            [.text(Self.list(rows.map(\.pk)))]
+                + expressions.joined(separator: ", ") + " FROM json_each(?) j JOIN "
+                + "\(SQLIdentifier.quoted(copy.legacyTable)) s ON s.Z_PK = j.value ->> 0 ORDER BY j.key",
+            [.text(Self.json(rows))]
         )
         try engine.conversions.check()
     }
 
+    /// A JSON array of `[pk, "id"]` pairs, for `json_each(?)` (an identity attribute may be a String holding
+    /// anything).
     static func json(_ rows: [(pk: Int64, id: String)]) -> String {
-        "[" + rows.map { "[\($0.pk),\"\($0.id)\"]" }.joined(separator: ",") + "]"
+        "[" + rows.map { "[\($0.pk),\(JSONText.string($0.id))]" }.joined(separator: ",") + "]"
     }
 }
 
@@ -195,6 +201,33 @@ final class MirrorConversions: @unchecked Sendable {
                 return .null
             }
         }
+    }
+
+    /// SQL converting the legacy value `column` (an SQL expression) of `entity`'s `attribute`: the values
+    /// whose stored form is the same on both sides (or a UUID's blob, written as text) are converted in SQL,
+    /// exactly as the codecs would; any other value (one either codec would refuse, or needs to look at)
+    /// goes through `coexist_mirror_value`.
+    func expression(_ entity: String, _ attribute: Attribute, _ column: String) -> String {
+        let call = "coexist_mirror_value(\(slot(entity, attribute)), \(column))"
+        let same: String
+        switch attribute.type {
+        case .integer64: same = "typeof(\(column)) = 'integer'"
+        case .integer32: same = "typeof(\(column)) = 'integer' AND \(column) BETWEEN -2147483648 AND 2147483647"
+        case .integer16: same = "typeof(\(column)) = 'integer' AND \(column) BETWEEN -32768 AND 32767"
+        case .boolean: same = "typeof(\(column)) = 'integer' AND \(column) IN (0, 1)"
+        case .double, .float, .date: same = "typeof(\(column)) = 'real'"
+        case .string, .uri: same = "typeof(\(column)) = 'text'"
+        case .binary, .transformable: same = "typeof(\(column)) = 'blob'"
+        case .uuid:
+            let hex = "hex(\(column))"
+            let text =
+                "lower(substr(\(hex), 1, 8) || '-' || substr(\(hex), 9, 4) || '-' || substr(\(hex), 13, 4) || '-' || "
+                + "substr(\(hex), 17, 4) || '-' || substr(\(hex), 21))"
+            return "CASE WHEN \(column) IS NULL THEN NULL WHEN typeof(\(column)) = 'blob' AND length(\(column)) = 16 "
+                + "THEN \(text) ELSE \(call) END"
+        default: return call
+        }
+        return "CASE WHEN \(column) IS NULL OR (\(same)) THEN \(column) ELSE \(call) END"
     }
 
     /// Throws the first refused value since the last check.
@@ -231,8 +264,7 @@ extension SyncEngine {
             number: source.number,
             newTable: target.table,
             kind: target.hasKindColumn ? entity : nil,
-            identityColumn: identityColumn,
-            identitySlot: conversions.slot(entity, identityAttribute),
+            identity: conversions.expression(entity, identityAttribute, "s." + SQLIdentifier.quoted(identityColumn)),
             columns: [],
             foreignKeys: []
         )
@@ -240,8 +272,9 @@ extension SyncEngine {
             switch (target.properties[attribute.name], source.properties[attribute.name]) {
             case (.identity?, _): continue
             case (.column(let column, _)?, .attribute(let legacyColumn)?):
-                let slot = conversions.slot(entity, attribute)
-                copy.columns.append((column, "coexist_mirror_value(\(slot), s.\(SQLIdentifier.quoted(legacyColumn)))"))
+                let expression = conversions.expression(entity, attribute, "s." + SQLIdentifier.quoted(legacyColumn))
+                copy.columns.append((column, expression))
+                copy.attributes[attribute.name] = (column, expression)
             default: return nil
             }
         }

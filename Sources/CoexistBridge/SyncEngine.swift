@@ -26,6 +26,8 @@ public final class SyncEngine {
         public var parked: Int = 0
         /// Objects the pass inserted set-based (``SetInserts``), counted in ``mirrored``'s transactions.
         public var copied: Int = 0
+        /// Updated objects whose attributes the pass compared and wrote set-based (``SetUpdates``).
+        public var updatedSetBased: Int = 0
         /// The cursor after the pass.
         public var cursor: Int64 = 0
     }
@@ -56,6 +58,8 @@ public final class SyncEngine {
     var setCopies: [String: SetInserts.Copy?] = [:]
     /// Objects copied set-based by the running pass.
     var copiedInPass = 0
+    /// Objects updated set-based by the running pass.
+    var updatedInPass = 0
     /// Where the next round of retrying parked objects starts (root entity, `Z_PK`); nil: at the start.
     var parkedObjectsAfter: (String, Int64)?
     /// Called for every conflict and parked transaction, for logging.
@@ -193,6 +197,7 @@ public final class SyncEngine {
         result.cursor = last.token
         let foreign = snapshot.filter { $0.author != configuration.author }
         copiedInPass = 0
+        updatedInPass = 0
         if oneByOne {
             try mirrorOneByOne(foreign, conflicts: conflicts, into: &result)
         } else {
@@ -205,6 +210,7 @@ public final class SyncEngine {
             }
         }
         result.copied = copiedInPass
+        result.updatedSetBased = updatedInPass
         result.conflicts = try conflicts.record()
         try setCursor(result.cursor)
         return result
@@ -331,6 +337,7 @@ public final class SyncEngine {
             total.conflicts += result.conflicts
             total.parked += result.parked
             total.copied += result.copied
+            total.updatedSetBased += result.updatedSetBased
             total.cursor = result.cursor
             if result.handled == 0 { return total }
         }

@@ -60,37 +60,78 @@ public enum CompanionChanges {
     }
 
     /// Writes `entries` for transaction `token`; returns them as history changes with their ids.
+    ///
+    /// Several entries go in one `INSERT … SELECT` over a JSON array of them: their ids are then the ones
+    /// after the table's largest, in order (checked; should SQLite ever pick ids otherwise, the rows are
+    /// written again one at a time).
     public static func write(_ entries: [Entry], token: Int64, connection: Connection) throws -> [HistoryChange] {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
-        var changes: [HistoryChange] = []
-        for entry in entries {
-            let properties: SQLiteValue =
-                entry.type == .update
-                ? .text(String(decoding: try encoder.encode(entry.properties), as: UTF8.self)) : .null
-            let tombstone: SQLiteValue =
-                entry.type == .delete
-                ? .text(String(decoding: try encoder.encode(entry.tombstone), as: UTF8.self)) : .null
-            try connection.run(
-                "INSERT INTO coexist_change (token, type, entity, object_id, properties, tombstone) VALUES (?, ?, ?, ?, ?, ?)",
-                [
-                    .integer(token), .integer(Int64(entry.type.rawValue)), .text(entry.entity), .text(entry.objectID),
-                    properties, tombstone,
-                ]
-            )
-            changes.append(
-                HistoryChange(
-                    changeID: connection.lastInsertRowID,
-                    side: .new,
-                    type: entry.type,
-                    entity: entry.entity,
-                    objectID: entry.objectID,
-                    properties: entry.type == .update ? entry.properties : nil,
-                    tombstone: entry.tombstone
-                )
+        let texts = try entries.map { entry -> (properties: String?, tombstone: String?) in
+            (
+                entry.type == .update ? String(decoding: try encoder.encode(entry.properties), as: UTF8.self) : nil,
+                entry.type == .delete ? String(decoding: try encoder.encode(entry.tombstone), as: UTF8.self) : nil
             )
         }
-        return changes
+        var ids: [Int64] = []
+        if entries.count > 1 {
+            ids = try writeAtOnce(entries, texts, token: token, connection: connection)
+        }
+        if ids.isEmpty {
+            for (entry, text) in zip(entries, texts) {
+                try connection.run(
+                    "INSERT INTO coexist_change (token, type, entity, object_id, properties, tombstone) VALUES (?, ?, ?, ?, ?, ?)",
+                    [
+                        .integer(token), .integer(Int64(entry.type.rawValue)), .text(entry.entity),
+                        .text(entry.objectID), text.properties.map { .text($0) } ?? .null,
+                        text.tombstone.map { .text($0) } ?? .null,
+                    ]
+                )
+                ids.append(connection.lastInsertRowID)
+            }
+        }
+        return zip(entries, ids).map { entry, id in
+            HistoryChange(
+                changeID: id,
+                side: .new,
+                type: entry.type,
+                entity: entry.entity,
+                objectID: entry.objectID,
+                properties: entry.type == .update ? entry.properties : nil,
+                tombstone: entry.tombstone
+            )
+        }
+    }
+
+    /// The set-based write; the ids of the rows, or none (and no row) when they are not consecutive.
+    private static func writeAtOnce(
+        _ entries: [Entry],
+        _ texts: [(properties: String?, tombstone: String?)],
+        token: Int64,
+        connection: Connection
+    ) throws -> [Int64] {
+        var json = "["
+        for (index, (entry, text)) in zip(entries, texts).enumerated() {
+            if index > 0 { json += "," }
+            json += "[\(entry.type.rawValue),\(JSONText.string(entry.entity)),\(JSONText.string(entry.objectID)),"
+            json += (text.properties.map(JSONText.string) ?? "null") + ","
+            json += (text.tombstone.map(JSONText.string) ?? "null") + "]"
+        }
+        json += "]"
+        let largest = try connection.scalar("SELECT max(id) FROM coexist_change").integerValue ?? 0
+        try connection.run(
+            """
+            INSERT INTO coexist_change (token, type, entity, object_id, properties, tombstone)
+            SELECT ?1, value ->> 0, value ->> 1, value ->> 2, value ->> 3, value ->> 4 FROM json_each(?2) ORDER BY key
+            """,
+            [.integer(token), .text(json)]
+        )
+        let (last, overflow) = largest.addingReportingOverflow(Int64(entries.count))
+        guard !overflow, connection.lastInsertRowID == last else {
+            try connection.run("DELETE FROM coexist_change WHERE token = ?", [.integer(token)])
+            return []
+        }
+        return (0..<Int64(entries.count)).map { largest + 1 + $0 }
     }
 
     /// Decodes one `coexist_change` row selected as `id, token, type, entity, object_id, properties, tombstone`.

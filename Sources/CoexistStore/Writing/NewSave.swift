@@ -110,6 +110,15 @@ public final class NewSave {
         }
     }
 
+    /// Records, for the save's history, attributes of existing objects the caller updated with its own
+    /// statement on the save's connection, inside the save (a set-based copy): each object gets an update
+    /// change naming them, as if updated through ``update(_:_:)``.
+    public func noteUpdated(_ updates: [(ref: ObjectRef, properties: [String])]) throws {
+        try atomically {
+            for (ref, properties) in updates { for name in properties.sorted() { touch(ref, name) } }
+        }
+    }
+
     /// Sets attributes of an existing object (the identity attribute cannot change).
     public func update(_ ref: ObjectRef, _ values: [String: AttributeValue]) throws {
         try atomically { try updateNow(ref, values) }
