@@ -158,7 +158,7 @@ struct SetInserts {
         }
         try engine.connection.run(
             "INSERT INTO \(SQLIdentifier.quoted(copy.newTable)) (\(names.joined(separator: ", "))) SELECT "
-                + expressions.joined(separator: ", ") + " FROM json_each(?) j JOIN "
+                + expressions.joined(separator: ", ") + " FROM json_each(?) j CROSS JOIN "
                 + "\(SQLIdentifier.quoted(copy.legacyTable)) s ON s.Z_PK = j.value ->> 0 ORDER BY j.key",
             [.text(Self.json(rows))]
         )

@@ -54,11 +54,13 @@ struct SetUpdates {
             }
         }
         let kind = copy.kind.map { "AND n.\"kind\" = '\($0)' " } ?? ""
+        // The keys drive the joins (CROSS JOIN keeps them outermost: the planner otherwise scans every identity
+        // of the entity, once per key).
         let found = try engine.connection.rows(
             """
             WITH c AS MATERIALIZED (
                 SELECT j.value AS pk, i.id AS id FROM json_each(?1) j
-                JOIN coexist_identity i ON i.entity = ?2 AND i.pk = j.value
+                CROSS JOIN coexist_identity i ON i.entity = ?2 AND i.pk = j.value
             )
             SELECT c.pk, c.id, \(comparisons.joined(separator: ", ")) FROM c
             JOIN \(SQLIdentifier.quoted(copy.legacyTable)) s ON s.Z_PK = c.pk AND s.Z_ENT = ?3
@@ -86,7 +88,7 @@ struct SetUpdates {
         }
         try engine.connection.run(
             "UPDATE \(SQLIdentifier.quoted(copy.newTable)) AS n SET \(assignments.joined(separator: ", ")) "
-                + "FROM json_each(?) j JOIN \(SQLIdentifier.quoted(copy.legacyTable)) s ON s.Z_PK = j.value ->> 0 "
+                + "FROM json_each(?) j CROSS JOIN \(SQLIdentifier.quoted(copy.legacyTable)) s ON s.Z_PK = j.value ->> 0 "
                 + "WHERE n.\"id\" = j.value ->> 1",
             [.text(SetInserts.json(objects))]
         )

@@ -13,7 +13,8 @@ enum BenchCommand {
           latency          commit → subscriber event and commit → mirror event, each direction
                            (--count transactions at --rate per second; defaults 10000 and 1000)
           throughput       coexistd --once on a backlog of 1-row and of 100-row transactions (--changes
-                           each, default 20000) vs raw batched inserts of the same rows, same run
+                           each, default 20000) vs raw batched inserts of the same rows, same run; and on
+                           100-row update transactions of rows already mirrored vs raw updates of them
           write-overhead   one-row saves with history vs raw SQL inserts, each store (--rows, default 10000)
           fan-out          --subscribers (default 10,100,1000) on one coexistd, one of them stalled, while
                            a writer commits --event-rate Task inserts per second (default 10000, in 100-row
@@ -104,6 +105,13 @@ enum BenchCommand {
                         transactions: max(1, changes / rows)
                     )
                 }
+            )
+            report.updateThroughput(
+                try UpdateThroughputScenario.run(
+                    modelPath: model,
+                    rowsPerTransaction: 100,
+                    transactions: max(1, changes / 100)
+                )
             )
         }
         if scenario == "write-overhead" || scenario == "all" {

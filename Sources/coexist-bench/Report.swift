@@ -87,6 +87,21 @@ struct Report {
         fields.append("\"throughput\":{" + entries.joined(separator: ",") + "}")
     }
 
+    mutating func updateThroughput(_ result: UpdateThroughputScenario.Result) {
+        let ratio = Double(Int(result.ratio * 1_000)) / 1_000
+        rows.append(
+            (
+                "throughput",
+                "\(result.rowsPerTransaction)-row update transactions mirrored (n \(result.changes))",
+                "\(Int(result.rate)) changes/s vs raw update \(Int(result.rawRate))/s: × \(ratio)"
+            )
+        )
+        fields.append(
+            "\"updateThroughput\":{\"changes\":\(result.changes),\"perSecond\":\(Int(result.rate)),"
+                + "\"rawPerSecond\":\(Int(result.rawRate)),\"ratio\":\(ratio)}"
+        )
+    }
+
     mutating func fanOut(_ results: [FanOutScenario.Result]) {
         var entries: [String] = []
         for result in results {

@@ -2,6 +2,9 @@
 public enum JSONText {
     /// `text` as a JSON string: quotes, backslashes and control characters escaped.
     public static func string(_ text: String) -> String {
+        if !text.utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) {
+            return "\"" + text + "\""
+        }
         var output = "\""
         for scalar in text.unicodeScalars {
             switch scalar {
