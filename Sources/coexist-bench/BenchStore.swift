@@ -78,6 +78,19 @@ struct BenchStore {
         throw BenchError("coexistd did not catch up within 60 s")
     }
 
+    /// Runs `coexistd --once` on the store: seconds taken and peak RSS (KiB); throws unless it exits 0.
+    func mirrorOnce() throws -> (seconds: Double, peakKilobytes: Int) {
+        let start = Measure.now()
+        let daemon = try ChildProcess(
+            path: ChildProcess.executableDirectory() + "/coexistd",
+            arguments: ["--database", path, "--socket", socket, "--log-level", "error", "--once"]
+        )
+        let (status, peak) = daemon.waitWithPeakMemory()
+        let seconds = Double(Measure.now() - start) / 1e9
+        guard status == 0 else { throw BenchError("coexistd --once exited \(status)") }
+        return (seconds, peak)
+    }
+
     /// Starts coexistd on the store with extra command-line `options`; returns once its socket answers (at
     /// once unless `waitForSocket`). With `errorLog`, it logs warnings too, appended to that file.
     func startDaemon(

@@ -49,14 +49,7 @@ enum ThroughputScenario {
             }
             rows += batch
         }
-        let start = Measure.now()
-        let daemon = try ChildProcess(
-            path: ChildProcess.executableDirectory() + "/coexistd",
-            arguments: ["--database", store.path, "--socket", store.socket, "--log-level", "error", "--once"]
-        )
-        let (status, peak) = daemon.waitWithPeakMemory()
-        let seconds = Double(Measure.now() - start) / 1e9
-        guard status == 0 else { throw BenchError("coexistd --once exited \(status)") }
+        let (seconds, peak) = try store.mirrorOnce()
         let mirrored = try legacy.connection.scalar("SELECT count(*) FROM task").integerValue ?? 0
         guard mirrored == Int64(rows.count) else { throw BenchError("\(mirrored) of \(rows.count) rows mirrored") }
         return Result(

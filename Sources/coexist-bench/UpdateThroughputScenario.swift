@@ -9,16 +9,8 @@ import CoexistSQLite
 /// all of it; the rate is compared, in the same run, with raw updates of the same rows (by identity, in
 /// one transaction) in a fresh store's new-schema table holding them.
 enum UpdateThroughputScenario {
-    struct Result: Sendable {
-        var rowsPerTransaction: Int
-        var transactions: Int
-        var seconds: Double
-        var rawSeconds: Double
-        var changes: Int { rowsPerTransaction * transactions }
-        var rate: Double { seconds > 0 ? Double(changes) / seconds : 0 }
-        var rawRate: Double { rawSeconds > 0 ? Double(changes) / rawSeconds : 0 }
-        var ratio: Double { rawRate > 0 ? rate / rawRate : 0 }
-    }
+    /// The result, `rawSeconds` those of the raw updates (no set-based limit is measured: `limitSeconds` 0).
+    typealias Result = ThroughputScenario.Result
 
     static func run(modelPath: String, rowsPerTransaction: Int, transactions: Int) throws -> Result {
         let store = try BenchStore(modelPath: modelPath)
@@ -43,7 +35,7 @@ enum UpdateThroughputScenario {
                 }
             }
         }
-        guard try runOnce(store) == 0 else { throw BenchError("coexistd --once exited non-zero (inserts)") }
+        _ = try store.mirrorOnce()
         for transaction in 0..<transactions {
             try legacy.save(metadata) { save in
                 for index in transaction * rowsPerTransaction..<(transaction + 1) * rowsPerTransaction {
@@ -51,25 +43,17 @@ enum UpdateThroughputScenario {
                 }
             }
         }
-        let start = Measure.now()
-        guard try runOnce(store) == 0 else { throw BenchError("coexistd --once exited non-zero (updates)") }
-        let seconds = Double(Measure.now() - start) / 1e9
+        let (seconds, peak) = try store.mirrorOnce()
         let mirrored = try legacy.connection.scalar("SELECT count(*) FROM task WHERE priority = 2").integerValue ?? 0
         guard mirrored == Int64(count) else { throw BenchError("\(mirrored) of \(count) updates mirrored") }
         return Result(
             rowsPerTransaction: rowsPerTransaction,
             transactions: transactions,
             seconds: seconds,
-            rawSeconds: try rawUpdate(modelPath: modelPath, objects.map { UUIDText.text($0.uuid) ?? "" })
+            rawSeconds: try rawUpdate(modelPath: modelPath, objects.map { UUIDText.text($0.uuid) ?? "" }),
+            limitSeconds: 0,
+            peakKilobytes: peak
         )
-    }
-
-    private static func runOnce(_ store: BenchStore) throws -> Int32 {
-        let daemon = try ChildProcess(
-            path: ChildProcess.executableDirectory() + "/coexistd",
-            arguments: ["--database", store.path, "--socket", store.socket, "--log-level", "error", "--once"]
-        )
-        return daemon.wait()
     }
 
     /// Seconds to update `ids`' rows (inserted first, not timed) in a fresh store's `task` table, in one
