@@ -1,6 +1,8 @@
+import CoexistHistory
 import CoexistLegacyStore
 import CoexistModel
 import CoexistRuntime
+import CoexistSQLite
 import CoexistStore
 import FoundationEssentials
 
@@ -76,6 +78,20 @@ struct BenchStore {
             usleep(10_000)
         }
         throw BenchError("coexistd did not catch up within 60 s")
+    }
+
+    /// A fresh store the bridge has initialised (coexistd ran on it empty), its legacy side opened for the
+    /// benchmark's writes, and their metadata. The caller removes the store.
+    static func bridged(modelPath: String) throws -> (BenchStore, LegacyStore, SaveMetadata) {
+        let store = try BenchStore(modelPath: modelPath)
+        do {
+            try catchUp(store)
+            let legacy = try LegacyStore(path: store.path, options: OpenOptions(busyTimeoutMilliseconds: 30_000))
+            return (store, legacy, SaveMetadata(author: "bench", processName: "coexist-bench"))
+        } catch {
+            store.remove()
+            throw error
+        }
     }
 
     /// Runs `coexistd --once` on the store: seconds taken and peak RSS (KiB); throws unless it exits 0.

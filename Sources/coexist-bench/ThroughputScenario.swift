@@ -26,11 +26,8 @@ enum ThroughputScenario {
     }
 
     static func run(modelPath: String, rowsPerTransaction: Int, transactions: Int) throws -> Result {
-        let store = try BenchStore(modelPath: modelPath)
+        let (store, legacy, metadata) = try BenchStore.bridged(modelPath: modelPath)
         defer { store.remove() }
-        try BenchStore.catchUp(store)  // initialise the bridge on the empty store
-        let legacy = try LegacyStore(path: store.path, options: OpenOptions(busyTimeoutMilliseconds: 30_000))
-        let metadata = SaveMetadata(author: "bench", processName: "coexist-bench")
         var rows: [(id: [UInt8], title: String, created: Double)] = []
         for transaction in 0..<transactions {
             let batch = (0..<rowsPerTransaction).map { index in

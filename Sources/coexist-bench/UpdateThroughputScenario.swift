@@ -13,11 +13,8 @@ enum UpdateThroughputScenario {
     typealias Result = ThroughputScenario.Result
 
     static func run(modelPath: String, rowsPerTransaction: Int, transactions: Int) throws -> Result {
-        let store = try BenchStore(modelPath: modelPath)
+        let (store, legacy, metadata) = try BenchStore.bridged(modelPath: modelPath)
         defer { store.remove() }
-        try BenchStore.catchUp(store)  // initialise the bridge on the empty store
-        let legacy = try LegacyStore(path: store.path, options: OpenOptions(busyTimeoutMilliseconds: 30_000))
-        let metadata = SaveMetadata(author: "bench", processName: "coexist-bench")
         let count = rowsPerTransaction * transactions
         var objects: [(id: ObjectID, uuid: [UInt8])] = []
         for start in stride(from: 0, to: count, by: 1_000) {
