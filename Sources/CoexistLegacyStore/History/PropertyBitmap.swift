@@ -1,42 +1,51 @@
 public import CoexistModel
 
-/// The `ZCOLUMNS` bitmap of an update (coredata-sqlite-format.md §4.3, [Inferred] from three real stores).
+/// The `ZCOLUMNS` bitmap of an update (coredata-sqlite-format.md §4.3, measured on 55 real stores).
 ///
-/// Bits are numbered MSB-first (bit 0 is `0x80` of byte 0). The bit order of an entity is its
-/// super-entity's bit order, then its own stored properties in three groups, each sorted by name: to-one
-/// relationships, attributes, to-many relationships. A to-one takes one more bit for each extra column it
-/// has: the entity column when its destination has sub-entities (`Z<N>_<NAME>`), the order column when its
-/// inverse is an ordered to-many (`Z_FOK_<NAME>`). The length is `ceil(bits / 8)` bytes.
+/// Bits are numbered MSB-first (bit 0 is `0x80` of byte 0). The slots cover the entity's whole stored
+/// property set (inherited and own as one set, transients left out, derived attributes in) in six groups:
+/// (1) every to-one, (2) the to-ones whose destination has sub-entities (their `Z<N>_<NAME>` column),
+/// (3) the to-ones whose inverse is an ordered to-many (their `Z_FOK_<NAME>` column), (4) the attributes —
+/// each of these by name, binary order — then (5) the one-to-many relationships (inverse a to-one) and
+/// (6) the many-to-many ones and the to-manys without an inverse. The order inside groups 5 and 6 is not
+/// derivable from the model: the model's own property order is the first guess (§4.3), and a store's
+/// history can pin it (``SlotCalibration``). The length is `ceil(slots / 8)` bytes.
 public struct PropertyBitmap: Sendable {
-    /// Property names by bit; a polymorphic to-one appears on both of its bits.
+    /// Property names by bit; a polymorphic to-one appears on its group-1 and group-2 bits, a to-one with an
+    /// ordered inverse on its group-3 bit too.
     public let slots: [String]
+    /// The slots of group 5 (one-to-many) and of group 6 (many-to-many, no inverse).
+    public let oneToMany: Range<Int>
+    public let manyToMany: Range<Int>
 
-    /// The bit order of `entity` in `model`.
-    public init(entity: Entity, model: Model) {
-        slots = Self.order(of: entity, in: model)
+    /// The bit order of `entity` in `model`; `oneToManyOrder` and `manyToManyOrder`, when given, order groups
+    /// 5 and 6 (names they leave out follow in the model's order, names not in the group are ignored).
+    public init(entity: Entity, model: Model, oneToManyOrder: [String]? = nil, manyToManyOrder: [String]? = nil) {
+        let byName: (String, String) -> Bool = { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+        let relationships = model.allRelationships(of: entity).filter { !$0.isTransient }
+        let toOnes = relationships.filter { !$0.isToMany }.sorted { byName($0.name, $1.name) }
+        var slots = toOnes.map(\.name)
+        slots += toOnes.filter { relationship in
+            model.entity(named: relationship.destination).map { !model.subentities(of: $0).isEmpty } ?? false
+        }.map(\.name)
+        slots += toOnes.filter { model.inverse(of: $0).map { $0.isToMany && $0.isOrdered } ?? false }.map(\.name)
+        slots += model.allAttributes(of: entity).filter { !$0.isTransient }.map(\.name).sorted(by: byName)
+        let toManys = relationships.filter(\.isToMany)
+        let oneToManyNames = toManys.filter { model.inverse(of: $0).map { !$0.isToMany } ?? false }.map(\.name)
+        let manyToManyNames = toManys.map(\.name).filter { !oneToManyNames.contains($0) }
+        let start = slots.count
+        slots += Self.ordered(oneToManyNames, by: oneToManyOrder)
+        oneToMany = start..<slots.count
+        slots += Self.ordered(manyToManyNames, by: manyToManyOrder)
+        manyToMany = oneToMany.upperBound..<slots.count
+        self.slots = slots
     }
 
-    private static func order(of entity: Entity, in model: Model) -> [String] {
-        var slots: [String] = []
-        if let parentName = entity.superentity, let parent = model.entity(named: parentName) {
-            slots = order(of: parent, in: model)
-        }
-        let byName: (String, String) -> Bool = { $0.utf8.lexicographicallyPrecedes($1.utf8) }
-        let relationships = entity.relationships.filter { !$0.isTransient }
-        for relationship in relationships.filter({ !$0.isToMany }).sorted(by: { byName($0.name, $1.name) }) {
-            slots.append(relationship.name)
-            if let destination = model.entity(named: relationship.destination),
-                !model.subentities(of: destination).isEmpty
-            {
-                slots.append(relationship.name)
-            }
-            if model.inverse(of: relationship).map({ $0.isToMany && $0.isOrdered }) ?? false {
-                slots.append(relationship.name)
-            }
-        }
-        slots += entity.attributes.filter { !$0.isTransient }.map(\.name).sorted(by: byName)
-        slots += relationships.filter(\.isToMany).map(\.name).sorted(by: byName)
-        return slots
+    /// `names` in the order `order` gives them, the others after in their own order.
+    static func ordered(_ names: [String], by order: [String]?) -> [String] {
+        guard let order else { return names }
+        let first = order.filter { names.contains($0) }
+        return first + names.filter { !first.contains($0) }
     }
 
     /// The bitmap's length in bytes.

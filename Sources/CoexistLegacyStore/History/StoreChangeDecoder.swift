@@ -15,7 +15,7 @@ public struct StoreChangeDecoder: LegacyChangeDecoding {
             for entity in model.entities {
                 guard let number = schema.entities[entity.name]?.number else { continue }
                 names[number] = entity.name
-                bitmaps[number] = PropertyBitmap(entity: entity, model: model)
+                bitmaps[number] = store.bitmap(of: entity)
                 tombstones[number] = TombstoneLayout(entity: entity, model: model)
             }
         } else {

@@ -111,6 +111,31 @@ public final class LegacyStore {
         }
     }
 
+    /// The order of the one-to-many slots of `ZCOLUMNS` learnt from the store's history when first needed
+    /// (read only: nothing is written); the model's order where the history says nothing.
+    public var slotCalibration: SlotCalibration {
+        if let known = calibration { return known }
+        var learnt = SlotCalibration()
+        if hasHistory, let model, let schema,
+            let read = try? SlotCalibration(connection: connection, model: model, schema: schema)
+        {
+            learnt = read
+        }
+        calibration = learnt
+        return learnt
+    }
+    private var calibration: SlotCalibration?
+
+    /// The `ZCOLUMNS` layout of `entity` in this store (``slotCalibration`` applied).
+    public func bitmap(of entity: Entity) -> PropertyBitmap? {
+        guard let model else { return nil }
+        if let known = bitmaps[entity.name] { return known }
+        let bitmap = slotCalibration.bitmap(of: entity, in: model)
+        bitmaps[entity.name] = bitmap
+        return bitmap
+    }
+    private var bitmaps: [String: PropertyBitmap] = [:]
+
     /// Whether the store has Core Data's persistent-history tables.
     public var hasHistory: Bool {
         tables["ATRANSACTION"] != nil && tables["ACHANGE"] != nil && tables["ATRANSACTIONSTRING"] != nil

@@ -40,7 +40,6 @@ extension LegacySave {
         let needed = model.entities.map { TombstoneLayout(entity: $0, model: model).attributes.count }.max() ?? 0
         let tombstoneColumns = try HistoryTables.ensure(connection, tombstones: needed)
         store.tables = try StoreSchema.readTables(connection)
-        var bitmaps: [String: PropertyBitmap] = [:]
         var changes: [HistoryChange] = []
         var tombstones: [[SQLiteValue]] = []
         for id in order {
@@ -56,8 +55,7 @@ extension LegacySave {
                 objectPK: id.pk
             )
             if entry.type == .update {
-                let bitmap = bitmaps[id.entity] ?? PropertyBitmap(entity: entity, model: model)
-                bitmaps[id.entity] = bitmap
+                let bitmap = store.bitmap(of: entity) ?? PropertyBitmap(entity: entity, model: model)
                 change.columns = bitmap.encode(entry.properties)
                 change.properties = entry.properties
             }

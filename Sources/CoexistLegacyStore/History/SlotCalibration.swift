@@ -1,0 +1,118 @@
+public import CoexistModel
+public import CoexistSQLite
+
+/// The order of the one-to-many slots (group 5 of ``PropertyBitmap``) of each entity, learnt from a
+/// store's own history (coredata-sqlite-format.md §4.3).
+///
+/// Ground truth: when a save inserts a child whose to-one points at a parent and also updates the parent, the
+/// parent's `ZCOLUMNS` sets the slot of that to-one's inverse to-many. For each (parent entity, one-to-many)
+/// the slots set by every such update are intersected; one slot left pins the relationship there. Two
+/// relationships pinned to one slot contradict each other: neither is used (``conflicts``). Relationships
+/// not pinned keep the model's order in the slots left.
+public struct SlotCalibration: Sendable, Equatable {
+    /// What is known of one one-to-many's slot.
+    public enum Evidence: Sendable, Equatable, CustomStringConvertible {
+        /// Pinned by this many child inserts.
+        case observed(Int)
+        /// The only one-to-many of its entity: its slot follows from the layout.
+        case inferred
+        /// Not pinned: the model's order is a guess.
+        case unknown
+
+        public var description: String {
+            switch self {
+            case .observed(let count): "observed (\(count) inserts)"
+            case .inferred: "inferred"
+            case .unknown: "unknown"
+            }
+        }
+    }
+
+    /// Per concrete entity, its one-to-many names by slot (group 5 order).
+    public private(set) var order: [String: [String]] = [:]
+    /// Per entity and one-to-many, how its slot is known.
+    public private(set) var evidence: [String: [String: Evidence]] = [:]
+    /// Contradictions found (two relationships pinned to one slot), one line each.
+    public private(set) var conflicts: [String] = []
+
+    /// No calibration: the model's order everywhere.
+    public init() {}
+
+    /// Learns from the history of the store `connection` holds, read through `schema` with `model`. Reads
+    /// only; a store without history (or entities without evidence) keeps the model's order.
+    public init(connection: Connection, model: Model, schema: StoreSchema) throws {
+        var candidates: [String: [String: (slots: Set<Int>, count: Int)]] = [:]
+        for parent in model.entities where !parent.isAbstract {
+            guard let parentNumber = schema.entities[parent.name]?.number else { continue }
+            let layout = PropertyBitmap(entity: parent, model: model)
+            let names = Array(layout.slots[layout.oneToMany])
+            guard names.count > 1 else {
+                for name in names { evidence[parent.name, default: [:]][name] = .inferred }
+                continue
+            }
+            for name in names {
+                guard
+                    let relationship = model.allRelationships(of: parent).first(where: { $0.name == name }),
+                    let inverse = model.inverse(of: relationship)
+                else { continue }
+                let children = model.entity(named: relationship.destination).map(model.hierarchy(from:)) ?? []
+                for child in children where !child.isAbstract && !inverse.isToMany {
+                    guard let mapping = schema.entities[child.name],
+                        case .toOne(let column, let entityColumn, _)? = mapping.properties[inverse.name]
+                    else { continue }
+                    let parentKind = entityColumn.map { "AND t.\(SQLIdentifier.quoted($0)) = \(parentNumber) " } ?? ""
+                    let rows = try connection.rows(
+                        """
+                        SELECT p.ZCOLUMNS FROM ACHANGE c
+                        JOIN ACHANGE p ON p.ZTRANSACTIONID = c.ZTRANSACTIONID AND p.ZCHANGETYPE = 1 AND p.ZENTITY = ?2
+                        JOIN \(SQLIdentifier.quoted(mapping.table)) t ON t.Z_PK = c.ZENTITYPK
+                        AND t.\(SQLIdentifier.quoted(column)) = p.ZENTITYPK \(parentKind)
+                        WHERE c.ZCHANGETYPE = 0 AND c.ZENTITY = ?1
+                        """,
+                        [.integer(Int64(mapping.number)), .integer(Int64(parentNumber))]
+                    )
+                    for row in rows {
+                        guard case .blob(let bytes) = row[0], bytes.count == layout.byteCount else { continue }
+                        let set = Set(layout.oneToMany.filter { bytes[$0 / 8] & (0x80 >> UInt8($0 % 8)) != 0 })
+                        var known = candidates[parent.name, default: [:]][name] ?? (set, 0)
+                        known = (known.slots.intersection(set), known.count + 1)
+                        candidates[parent.name, default: [:]][name] = known
+                    }
+                }
+            }
+            var pinned: [Int: [String]] = [:]
+            for (name, known) in candidates[parent.name] ?? [:] where known.slots.count == 1 {
+                if let slot = known.slots.first { pinned[slot, default: []].append(name) }
+            }
+            var slots: [Int: String] = [:]
+            for (slot, holders) in pinned.sorted(by: { $0.key < $1.key }) {
+                guard holders.count == 1, let name = holders.first else {
+                    conflicts.append(
+                        "\(parent.name): \(holders.sorted().joined(separator: " and ")) both pinned to slot \(slot)"
+                    )
+                    continue
+                }
+                slots[slot] = name
+                evidence[parent.name, default: [:]][name] = .observed(candidates[parent.name]?[name]?.count ?? 0)
+            }
+            var rest = names.filter { !slots.values.contains($0) }
+            var ordered: [String] = []
+            for slot in layout.oneToMany {
+                if let name = slots[slot] {
+                    ordered.append(name)
+                } else if !rest.isEmpty {
+                    ordered.append(rest.removeFirst())
+                }
+            }
+            for name in names where evidence[parent.name]?[name] == nil {
+                evidence[parent.name, default: [:]][name] = .unknown
+            }
+            if ordered != names { order[parent.name] = ordered }
+        }
+    }
+
+    /// The bitmap of `entity` with this calibration.
+    public func bitmap(of entity: Entity, in model: Model) -> PropertyBitmap {
+        PropertyBitmap(entity: entity, model: model, oneToManyOrder: order[entity.name])
+    }
+}
