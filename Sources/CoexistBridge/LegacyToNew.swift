@@ -31,10 +31,29 @@ struct LegacyToNew {
                 guard let properties = change.properties else {
                     throw BridgeError.unmirrorable("\(id): its ZCOLUMNS bitmap cannot be decoded with the model")
                 }
-                plan.update(id, try properties.filter { try !conflicts.loses(change, property: $0, token: token) })
+                var names = try properties.filter { try !conflicts.loses(change, property: $0, token: token) }
+                names += try rederivedToManys(id, decoded: properties)
+                plan.update(id, names)
             }
         }
         return try mirror(plan, metadata)
+    }
+
+    /// When a legacy update sets any to-many slot: every other to-many of the object, so that its
+    /// memberships are re-derived from the join tables and inverse keys — which to-many a slot names is
+    /// learnt, not known (coredata-sqlite-format.md §4.3), and a misnamed slot must not lose a change. A
+    /// to-many the new side has a change pending to is left to that change (it was not known to change here).
+    func rederivedToManys(_ id: ObjectID, decoded: [String]) throws -> [String] {
+        guard let entity = model.entity(named: id.entity) else { return [] }
+        let toManys = model.allRelationships(of: entity).filter { $0.isToMany && !$0.isTransient }.map(\.name)
+        guard decoded.contains(where: toManys.contains) else { return [] }
+        let root = engine.identities.root(of: id.entity)
+        let identity = try engine.identities.recordedID(root: root, pk: id.pk)
+        return try toManys.filter { name in
+            guard !decoded.contains(name) else { return false }
+            guard let identity else { return true }
+            return try !conflicts.hasPendingChange(root: root, id: identity, to: [name], on: .new)
+        }
     }
 
     /// Mirrors `objects` as if just inserted (parked objects tried again): each one the new side does not
