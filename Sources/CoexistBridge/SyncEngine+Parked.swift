@@ -117,7 +117,7 @@ extension SyncEngine {
             _ = try connection.savepoint("coexist_retry_objects") {
                 let token = try LegacyToNew(engine: self, conflicts: ConflictResolver(engine: self)).mirror(
                     objects: objects,
-                    SaveMetadata(author: configuration.author, contextName: "parked objects", processName: "coexistd")
+                    bridgeMetadata(contextName: "parked objects")
                 )
                 try checkForeignKeys()
                 return token

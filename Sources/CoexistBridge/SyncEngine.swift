@@ -377,6 +377,16 @@ public final class SyncEngine {
         )
     }
 
+    /// Who the bridge's own saves are: its author (never mirrored back), its bundle identifier, `coexistd`.
+    func bridgeMetadata(contextName: String) -> SaveMetadata {
+        SaveMetadata(
+            author: configuration.author,
+            contextName: contextName,
+            bundleID: configuration.bundleID ?? configuration.author,
+            processName: "coexistd"
+        )
+    }
+
     /// Mirrors `transactions` (one side's, in token order) in one save of the other side; the save's token,
     /// nil when nothing needed writing. `setBased`: legacy inserts are copied set-based where they can be
     /// (``SetInserts``; a snapshot's, not one transaction at a time after a snapshot failed, whose errors
@@ -388,7 +398,7 @@ public final class SyncEngine {
         setBased: Bool = false
     ) throws -> Int64? {
         guard let side = transactions.first?.side else { return nil }
-        let metadata = SaveMetadata(author: configuration.author, contextName: name, processName: "coexistd")
+        let metadata = bridgeMetadata(contextName: name)
         switch side {
         case .legacy:
             return try LegacyToNew(engine: self, conflicts: conflicts, setBased: setBased).mirror(

@@ -12,6 +12,9 @@ public enum ConflictPolicy: String, Sendable, CaseIterable {
 public struct BridgeConfiguration: Sendable {
     /// The author of the bridge's own transactions: transactions by this author are never mirrored (no echo).
     public var author: String
+    /// The bundle identifier recorded with the bridge's own transactions (Core Data never leaves it empty);
+    /// nil: the author.
+    public var bundleID: String?
     /// At most this many source transactions are mirrored in one SQLite write transaction.
     public var batchSize: Int
     /// The conflict policy.
@@ -22,11 +25,13 @@ public struct BridgeConfiguration: Sendable {
     /// Creates settings; the defaults are the documented ones of `config/coexistd.conf`.
     public init(
         author: String = "coexistd",
+        bundleID: String? = nil,
         batchSize: Int = 1_024,
         conflictPolicy: ConflictPolicy = .laterWins,
         initialSyncChunk: Int = 500
     ) {
         self.author = author
+        self.bundleID = bundleID
         self.batchSize = max(1, batchSize)
         self.conflictPolicy = conflictPolicy
         self.initialSyncChunk = max(1, initialSyncChunk)

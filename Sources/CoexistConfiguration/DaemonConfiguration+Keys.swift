@@ -95,6 +95,9 @@ extension DaemonConfiguration {
         ConfigKey("author", \.bridge.author, "the author of the bridge's own transactions") {
             entry throws(ConfigError) in try entry.nonEmpty()
         },
+        ConfigKey("bundle-id", \.bridge.bundleID, "the bundle identifier of its transactions; empty: the author") {
+            entry throws(ConfigError) in entry.value.isEmpty ? nil : entry.value
+        },
         ConfigKey("allow-uids", reloadable: true, \.limits.allowUIDs, "peer uids served besides the daemon's") {
             entry throws(ConfigError) in try entry.integerList()
         },

@@ -11,7 +11,8 @@ public struct SaveMetadata: Sendable, Hashable {
     public var author: String?
     /// The context's name.
     public var contextName: String?
-    /// The bundle identifier.
+    /// The bundle identifier; nil records the author's, else the process name (Core Data never leaves
+    /// `ZBUNDLEIDTS` empty).
     public var bundleID: String?
     /// The process name (Core Data records a name, not a pid).
     public var processName: String?
@@ -49,7 +50,7 @@ public struct TransactionWriter {
     /// Writes one transaction row and returns its token.
     public func writeTransaction(_ metadata: SaveMetadata, timestamp: Double) throws -> Int64 {
         let author = try intern(metadata.author)
-        let bundle = try intern(metadata.bundleID)
+        let bundle = try intern(metadata.bundleID ?? metadata.author ?? metadata.processName ?? "coexist")
         let context = try intern(metadata.contextName)
         let process = try intern(metadata.processName)
         let token = try keys.allocate(entity: Self.transactionEntity, table: "ATRANSACTION")
