@@ -84,6 +84,32 @@ import Testing
         #expect(try store.connection.rows(indexQuery) == RawSQLite.rows(Fixtures.sampleModelV1, indexQuery))
     }
 
+    /// The schema objects `create` makes are the real stores', object by object (coexist's own `coexist_`
+    /// tables aside): tables, column order and types, indexes with their collations, and uniqueness in the
+    /// form of the store's framework version (a table constraint in Moody's 637, an index in 1044).
+    @Test(arguments: [
+        ("SampleModel.xcdatamodeld/SampleModel.xcdatamodel", "CoreDataPlus/SampleModel_V1.sqlite", 1_044),
+        ("SampleModel.xcdatamodeld/SampleModel2.xcdatamodel", "CoreDataPlus/SampleModel_V2.sqlite", 1_044),
+        ("../../objcio-core-data/model/Moody.xcdatamodeld/Moody.xcdatamodel", "objcio-core-data/Moody.moody", 637),
+    ])
+    func createdSchemaEqualsTheRealStores(_ modelPath: String, _ storePath: String, _ version: Int) throws {
+        let directory = try TemporaryDirectory()
+        let model = try XCDataModelReader.read(path: Fixtures.root + "/CoreDataPlus/model/" + modelPath)
+        let store = try StoreCreator.create(
+            path: directory.file("S.sqlite"),
+            model: model,
+            options: .init(history: false, frameworkVersion: version)
+        )
+        let query = """
+            SELECT type, name, tbl_name, sql FROM sqlite_master
+            WHERE name NOT LIKE 'sqlite_%' AND name NOT LIKE 'coexist_%' ORDER BY name
+            """
+        let ours = try store.connection.rows(query)
+        let real = try RawSQLite.rows(Fixtures.root + "/" + storePath, query)
+        #expect(ours.count == real.count)
+        for (mine, theirs) in zip(ours, real) { #expect(mine == theirs) }
+    }
+
     @Test func refusesToOverwrite() throws {
         let model = try XCDataModelReader.read(path: Fixtures.demoModel)
         #expect(throws: LegacyStoreError.self) { try StoreCreator.create(path: Fixtures.sampleModelV1, model: model) }

@@ -7,15 +7,22 @@ import CoexistSQLite
 /// Columns follow Core Data's naming, collision suffixes and grouping by SQL type (INTEGER, then
 /// FLOAT/TIMESTAMP/DECIMAL, then VARCHAR, then BLOB). Join tables are named after the side with the lower
 /// entity number (the rule real stores follow is not fully known, §1.4: readers resolve names from the
-/// schema, so any consistent choice reads back).
+/// schema, so any consistent choice reads back). Uniqueness constraints take the form of the framework
+/// version: a `CONSTRAINT … UNIQUE` clause of the table before 1000 (Moody, 637), a `CREATE UNIQUE INDEX`
+/// from then on (CoreDataPlus, 1044; Photos, 1522) — where between 637 and 1044 it changed is not known.
 struct LegacyTableLayout {
     let model: Model
     let numbers: [String: Int]
+    let frameworkVersion: Int
 
-    init(model: Model) {
+    init(model: Model, frameworkVersion: Int = StoreCreator.Options().frameworkVersion) {
         self.model = model
         numbers = model.defaultEntityNumbers()
+        self.frameworkVersion = frameworkVersion
     }
+
+    /// Whether uniqueness constraints are table constraints (before framework version 1000).
+    var uniquenessInTable: Bool { frameworkVersion < 1_000 }
 
     /// Every `CREATE TABLE` and `CREATE INDEX` statement for the model's entities.
     func statements() throws(SQLiteError) -> [String] {
@@ -75,10 +82,19 @@ struct LegacyTableLayout {
                 (["Z_PK INTEGER PRIMARY KEY", "Z_ENT INTEGER", "Z_OPT INTEGER"]
                 + grouped.map { "\($0.name) \($0.type)" })
                 .joined(separator: ", ")
-            tables.append("CREATE TABLE \(table) ( \(body) )")
+            let constraints = uniquenessInTable ? hierarchy.flatMap { uniqueColumns($0, root: root) } : []
+            if constraints.isEmpty {
+                tables.append("CREATE TABLE \(table) ( \(body) )")
+            } else {
+                // As Core Data wrote it (Moody): the clauses after the columns, no space before the last ")".
+                let clauses = constraints.map {
+                    "CONSTRAINT \($0.joined(separator: "_")) UNIQUE (\($0.joined(separator: ", ")))"
+                }
+                tables.append("CREATE TABLE \(table) ( \(body), \(clauses.joined(separator: ", ")))")
+            }
             if hierarchy.count > 1 { indexes.append("CREATE INDEX \(table)_Z_ENT_INDEX ON \(table) (Z_ENT)") }
             for entity in hierarchy {
-                indexes += uniqueIndexes(entity, root: root, table: table)
+                if !uniquenessInTable { indexes += uniqueIndexes(entity, root: root, table: table) }
                 indexes += compoundIndexes(entity, root: root, table: table)
             }
         }
@@ -99,17 +115,26 @@ struct LegacyTableLayout {
         return "Z" + name.uppercased() + (position == 0 ? "" : String(position))
     }
 
-    private func uniqueIndexes(_ entity: Entity, root: Entity, table: String) -> [String] {
+    /// The columns of each of `entity`'s uniqueness constraints.
+    private func uniqueColumns(_ entity: Entity, root: Entity) -> [[String]] {
         entity.uniquenessConstraints.filter { !$0.isEmpty }.map { properties in
-            let columns = properties.map { property -> String in
+            properties.map { property -> String in
                 let owner =
                     model.ancestry(of: entity).first {
                         $0.attribute(named: property) != nil || $0.relationship(named: property) != nil
                     } ?? entity
-                return columnName(property, declaredBy: owner, in: root) + " COLLATE BINARY ASC"
+                return columnName(property, declaredBy: owner, in: root)
             }
+        }
+    }
+
+    private func uniqueIndexes(_ entity: Entity, root: Entity, table: String) -> [String] {
+        zip(entity.uniquenessConstraints.filter { !$0.isEmpty }, uniqueColumns(entity, root: root)).map {
+            properties,
+            columns in
             let name = "Z_\(entity.name)_UNIQUE_" + properties.joined(separator: "_")
-            return "CREATE UNIQUE INDEX \(name) ON \(table) (\(columns.joined(separator: ", ")))"
+            let collated = columns.map { $0 + " COLLATE BINARY ASC" }
+            return "CREATE UNIQUE INDEX \(name) ON \(table) (\(collated.joined(separator: ", ")))"
         }
     }
 
@@ -125,7 +150,10 @@ struct LegacyTableLayout {
             let fallback = table + "_" + columns.joined(separator: "_")
             let name =
                 index.name.map { "Z_\(entity.name)_\($0)" }.flatMap { SQLIdentifier.isPlain($0) ? $0 : nil } ?? fallback
-            return "CREATE INDEX \(name) ON \(table) (\(columns.joined(separator: ", ")))"
+            // As Core Data writes them: a fetch index (named, CoreDataPlus SampleModel V2) collates every
+            // column; an older compound index (unnamed, Moody) does not.
+            let listed = index.name == nil ? columns : columns.map { $0 + " COLLATE BINARY ASC" }
+            return "CREATE INDEX \(name) ON \(table) (\(listed.joined(separator: ", ")))"
         }
     }
 

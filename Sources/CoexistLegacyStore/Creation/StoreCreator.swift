@@ -46,7 +46,7 @@ public enum StoreCreator {
         options: Options = Options()
     ) throws(LegacyStoreError) -> LegacyStore {
         try reserve(path)
-        let layout = LegacyTableLayout(model: model)
+        let layout = LegacyTableLayout(model: model, frameworkVersion: options.frameworkVersion)
         do {
             let connection = try Connection(
                 path: path,
