@@ -90,3 +90,24 @@ import Testing
         #expect(throws: LegacyStoreError.self) { try HistoryReader(store: LegacyStore(path: Fixtures.moody)) }
     }
 }
+
+extension HistoryReaderTests {
+    /// A value Core Data put in a tombstone column past the entity's preserved attributes (seen in real
+    /// stores as a second copy of a uuid; none of the fixtures has one) is kept under its column's name.
+    @Test func extraTombstoneColumnsAreKept() throws {
+        let store = try LegacyStore(path: Fixtures.photos)
+        let person = try #require(store.schema?.entities["Person"]?.number)
+        let uuid = "9BA44428-CB62-492E-9919-B03B91FFCA93"
+        let details = StoreChangeDecoder(store: store).decode(
+            entityNumber: person,
+            type: .delete,
+            columns: nil,
+            tombstones: [.integer(0), .text(uuid), .null, .text(uuid)]
+        )
+        #expect(
+            details.tombstone == [
+                "cloudDeleteState": .integer(0), "personUUID": .string(uuid), "tombstone3": .string(uuid),
+            ]
+        )
+    }
+}

@@ -3,7 +3,8 @@ import CoexistModel
 public import CoexistSQLite
 
 /// Decodes legacy `ACHANGE` rows with a store's model and entity numbers: `ZCOLUMNS` to property names
-/// (§4.3), tombstones to named values (§4.4).
+/// (§4.3, with the store's ``LegacyStore/slotCalibration``), tombstones to named values (§4.4; a value in a
+/// column past the entity's preserved attributes as `tombstone<n>`).
 public struct StoreChangeDecoder: LegacyChangeDecoding {
     private var bitmaps: [Int: PropertyBitmap] = [:]
     private var tombstones: [Int: TombstoneLayout] = [:]
@@ -37,6 +38,12 @@ public struct StoreChangeDecoder: LegacyChangeDecoding {
                 let stored = values[index]
                 details.tombstone[attribute.name] =
                     (try? AttributeCodec.decode(stored, as: attribute)) ?? Self.untyped(stored)
+            }
+            // Core Data sometimes fills a column past the entity's preserved attributes (Photos: a second
+            // copy of a uuid): kept as it is, under the column's own name.
+            for index in layout.attributes.count..<max(layout.attributes.count, values.count)
+            where values[index] != .null {
+                details.tombstone["tombstone\(index)"] = Self.untyped(values[index])
             }
         }
         return details
