@@ -2,27 +2,46 @@ import CoexistLegacyStore
 import CoexistModel
 import CoexistRuntime
 
-/// `coexistctl inspect STORE [--model PATH] [--json]`.
+/// `coexistctl inspect STORE [--model PATH] [--slots | --check-history] [--json]`.
 enum InspectCommand: Subcommand {
     static let name = "inspect"
     static let summary = "describe a Core Data store: identity, entities, relationships, history"
     static let usage = """
-        usage: coexistctl inspect STORE [--model PATH] [--json]
+        usage: coexistctl inspect STORE [--model PATH] [--slots | --check-history] [--json]
 
         Prints the store's UUID, framework version and model version identifiers, every entity with its
         number, parent, table and row count, every relationship with its storage (column or join table),
-        and a summary of the persistent history.
+        and a summary of the persistent history. Reads only.
 
-          --model PATH   read the model from an .xcdatamodeld folder, an .xcdatamodel folder or a contents
-                         file instead of the store's own Z_MODELCACHE
-          --json         print one JSON object
+          --model PATH      read the model from an .xcdatamodeld folder, an .xcdatamodel folder or a
+                            contents file instead of the store's own Z_MODELCACHE
+          --slots           instead: each entity's ZCOLUMNS slots as coexist reads and writes them, with
+                            how each to-many's slot is known (observed in the store's history, inferred,
+                            or unknown: a guess from the model's order)
+          --check-history   instead: decode every update of the history and report bitmaps of the wrong
+                            length, slots set past the last property and calibration conflicts; exit 1
+                            when there is any
+          --json            print one JSON object
         """
 
     static func run(_ arguments: [String]) throws -> ExitCode {
-        let parsed = try ArgumentParser(arguments, flags: ["json"], options: ["model"])
+        let parsed = try ArgumentParser(arguments, flags: ["json", "slots", "check-history"], options: ["model"])
         let path = try parsed.positionals(min: 1, max: 1)[0]
         let model = try parsed.option("model").map { try XCDataModelReader.read(path: $0) }
         let store = try LegacyStore(path: path, model: model, modelPath: parsed.option("model"))
+        if parsed.flag("slots") && parsed.flag("check-history") {
+            throw ArgumentParser.UsageError("--slots and --check-history are two different reports: give one")
+        }
+        if parsed.flag("slots") {
+            let report = SlotLayoutReport(store: store)
+            StandardStreams.out(parsed.flag("json") ? try JSONOutput.encode(report) : report.text)
+            return .success
+        }
+        if parsed.flag("check-history") {
+            let check = try HistoryCheck(store: store)
+            StandardStreams.out(parsed.flag("json") ? try JSONOutput.encode(check) : check.text)
+            return check.passed ? .success : .failure
+        }
         let report = try StoreReport(store: store)
         StandardStreams.out(parsed.flag("json") ? try JSONOutput.encode(report) : report.text)
         return .success

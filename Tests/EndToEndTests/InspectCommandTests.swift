@@ -63,3 +63,49 @@ import Testing
         #expect(result.stdout.contains("ExpensiveSportCar"))
     }
 }
+
+/// `inspect --check-history` and `--slots`: how faithfully a store's history decodes, read only.
+@Suite struct HistoryCheckCommandTests {
+    /// Every fixture's history decodes with the layout (exit 0), and checking writes nothing.
+    @Test(arguments: Fixtures.allStores) func everyFixturePassesAndStaysUntouched(store: String) throws {
+        let directory = try TemporaryDirectory()
+        let copy = try directory.copy(store)
+        let before = try directory.contents()
+        let result = try ProductProcess.run("coexistctl", ["inspect", copy, "--check-history"])
+        #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
+        #expect(result.stdout.hasPrefix("history check passed"), "\(result.stdout)")
+        #expect(try directory.contents() == before, "read means read")
+    }
+
+    /// A bitmap one byte short, and one with a slot past the entity's last property: exit 1, both named.
+    @Test func aBitmapThatDoesNotFitFails() throws {
+        let directory = try TemporaryDirectory()
+        let copy = try directory.copy(Fixtures.photos)
+        try RawSQLite.execute(
+            copy,
+            """
+            UPDATE ACHANGE SET ZCOLUMNS = substr(ZCOLUMNS, 2) WHERE Z_PK = 472;
+            UPDATE ACHANGE SET ZCOLUMNS = x'ff'
+            WHERE Z_PK = (SELECT min(Z_PK) FROM ACHANGE WHERE ZCHANGETYPE = 1 AND length(ZCOLUMNS) = 1);
+            """
+        )
+        let result = try ProductProcess.run("coexistctl", ["inspect", copy, "--check-history", "--json"])
+        #expect(result.status == 1, "\(result.stdout)\(result.stderr)")
+        let report = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
+        #expect(report["wrongLength"] as? Int == 1, "\(report)")
+        #expect(report["pastTheEnd"] as? Int == 1, "an entity of fewer than 8 slots, every bit set: \(report)")
+        #expect((report["examples"] as? [String])?.contains { $0.hasPrefix("change 472 ") } == true, "\(report)")
+    }
+
+    /// Photos 26.1: Folder.childCollections takes bit 29, its only one-to-many; Person.detectedFaces is pinned
+    /// by the store's own inserts.
+    @Test func slotsShowTheLayoutAndWhatIsKnown() throws {
+        let result = try ProductProcess.run("coexistctl", ["inspect", Fixtures.photos, "--slots"])
+        #expect(result.status == 0, "\(result.stderr)")
+        let lines = result.stdout.split(separator: "\n")
+        let folder = try #require(lines.first { $0.hasPrefix("Folder (4 bytes): ") })
+        #expect(folder.contains("29 childCollections [inferred]"), "\(folder)")
+        let person = try #require(lines.first { $0.hasPrefix("Person (") })
+        #expect(person.contains("detectedFaces [observed (10 inserts)]"), "\(person)")
+    }
+}

@@ -16,4 +16,9 @@ public enum RawSQLite {
     public static func rows(_ path: String, _ sql: String) throws -> [[SQLiteValue]] {
         try Connection(path: path, options: .readOnly).rows(sql)
     }
+
+    /// Runs `sql` (several statements allowed) on a read-write connection: for tests that damage a copy.
+    public static func execute(_ path: String, _ sql: String) throws {
+        try Connection(path: path).execute(sql)
+    }
 }

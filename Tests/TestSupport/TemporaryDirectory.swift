@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// A fresh directory under the system temporary folder, removed when the value is released.
 ///
@@ -17,6 +17,16 @@ public final class TemporaryDirectory: @unchecked Sendable {
     }
 
     deinit { try? FileManager.default.removeItem(atPath: path) }
+
+    /// Every file's bytes, by name — but a `-shm`'s, SQLite's shared-memory index that every reader of a WAL
+    /// database marks its reads in (its presence is compared all the same): to prove a command wrote nothing.
+    public func contents() throws -> [String: Data] {
+        var contents: [String: Data] = [:]
+        for name in try FileManager.default.contentsOfDirectory(atPath: path) {
+            contents[name] = name.hasSuffix("-shm") ? Data() : FileManager.default.contents(atPath: file(name))
+        }
+        return contents
+    }
 
     /// A path inside the directory.
     public func file(_ name: String) -> String { path + "/" + name }

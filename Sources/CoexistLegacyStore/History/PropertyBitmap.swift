@@ -14,9 +14,16 @@ public struct PropertyBitmap: Sendable {
     /// Property names by bit; a polymorphic to-one appears on its group-1 and group-2 bits, a to-one with an
     /// ordered inverse on its group-3 bit too.
     public let slots: [String]
+    /// The slots of each of the six groups, in order.
+    public let groups: [Range<Int>]
     /// The slots of group 5 (one-to-many) and of group 6 (many-to-many, no inverse).
-    public let oneToMany: Range<Int>
-    public let manyToMany: Range<Int>
+    public var oneToMany: Range<Int> { groups[4] }
+    public var manyToMany: Range<Int> { groups[5] }
+
+    /// What the slots of each group hold, for reports.
+    public static let groupNames = [
+        "to-one", "to-one entity", "to-one order", "attribute", "one-to-many", "many-to-many",
+    ]
 
     /// The bit order of `entity` in `model`; `oneToManyOrder` and `manyToManyOrder`, when given, order groups
     /// 5 and 6 (names they leave out follow in the model's order, names not in the group are ignored).
@@ -24,21 +31,26 @@ public struct PropertyBitmap: Sendable {
         let byName: (String, String) -> Bool = { $0.utf8.lexicographicallyPrecedes($1.utf8) }
         let relationships = model.allRelationships(of: entity).filter { !$0.isTransient }
         let toOnes = relationships.filter { !$0.isToMany }.sorted { byName($0.name, $1.name) }
-        var slots = toOnes.map(\.name)
-        slots += toOnes.filter { relationship in
-            model.entity(named: relationship.destination).map { !model.subentities(of: $0).isEmpty } ?? false
-        }.map(\.name)
-        slots += toOnes.filter { model.inverse(of: $0).map { $0.isToMany && $0.isOrdered } ?? false }.map(\.name)
-        slots += model.allAttributes(of: entity).filter { !$0.isTransient }.map(\.name).sorted(by: byName)
         let toManys = relationships.filter(\.isToMany)
         let oneToManyNames = toManys.filter { model.inverse(of: $0).map { !$0.isToMany } ?? false }.map(\.name)
-        let manyToManyNames = toManys.map(\.name).filter { !oneToManyNames.contains($0) }
-        let start = slots.count
-        slots += Self.ordered(oneToManyNames, by: oneToManyOrder)
-        oneToMany = start..<slots.count
-        slots += Self.ordered(manyToManyNames, by: manyToManyOrder)
-        manyToMany = oneToMany.upperBound..<slots.count
+        let contents: [[String]] = [
+            toOnes.map(\.name),
+            toOnes.filter { relationship in
+                model.entity(named: relationship.destination).map { !model.subentities(of: $0).isEmpty } ?? false
+            }.map(\.name),
+            toOnes.filter { model.inverse(of: $0).map { $0.isToMany && $0.isOrdered } ?? false }.map(\.name),
+            model.allAttributes(of: entity).filter { !$0.isTransient }.map(\.name).sorted(by: byName),
+            Self.ordered(oneToManyNames, by: oneToManyOrder),
+            Self.ordered(toManys.map(\.name).filter { !oneToManyNames.contains($0) }, by: manyToManyOrder),
+        ]
+        var slots: [String] = []
+        var groups: [Range<Int>] = []
+        for names in contents {
+            groups.append(slots.count..<slots.count + names.count)
+            slots += names
+        }
         self.slots = slots
+        self.groups = groups
     }
 
     /// `names` in the order `order` gives them, the others after in their own order.
