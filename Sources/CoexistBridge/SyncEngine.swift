@@ -113,10 +113,13 @@ public final class SyncEngine {
                 )
             }
         } else {
+            let legacyStore = legacy
             try connection.write {
                 try newStore.createSchema()
                 try HistoryTables.ensure(connection, tombstones: 0)
                 try BridgeTables.create(connection)
+                // What the history shows of the to-many slots, kept: pruning will take the evidence away.
+                try legacyStore.keepCalibration()
             }
         }
         reader = try HistoryReader(connection: connection, decoder: StoreChangeDecoder(store: legacy))

@@ -114,4 +114,24 @@ import Testing
             #expect(bytes[slot / 8] & (0x80 >> UInt8(slot % 8)) != 0, "bit \(slot) (detectedFaces) set")
         }
     }
+
+    /// What was learnt is kept in the store and outlives the history it came from (pruning removes it).
+    @Test func keptCalibrationOutlivesTheHistory() throws {
+        let directory = try TemporaryDirectory()
+        let path = try directory.copy(Fixtures.photos)
+        let store = try LegacyStore(path: path, options: OpenOptions(access: .readWrite))
+        let model = try #require(store.model)
+        let person = try #require(model.entity(named: "Person"))
+        let before = try #require(store.bitmap(of: person)).slots
+        try store.connection.write { try store.keepCalibration() }
+        try store.connection.execute("DELETE FROM ACHANGE")
+        #expect(store.learntCalibration().evidence["Person"]?["detectedFaces"] == .unknown, "no evidence left")
+        let reopened = try LegacyStore(path: path)
+        #expect(reopened.slotCalibration.evidence["Person"]?["detectedFaces"] == .observed(10))
+        #expect(reopened.bitmap(of: person)?.slots == before)
+        // Keeping again with no evidence left loses nothing.
+        let writable = try LegacyStore(path: path, options: OpenOptions(access: .readWrite))
+        try writable.connection.write { try writable.keepCalibration() }
+        #expect(try LegacyStore(path: path).slotCalibration == reopened.slotCalibration)
+    }
 }

@@ -108,4 +108,22 @@ import Testing
         let person = try #require(lines.first { $0.hasPrefix("Person (") })
         #expect(person.contains("detectedFaces [observed (10 inserts)]"), "\(person)")
     }
+
+    /// `--slots` reads only; `--slots --calibrate` keeps what the history shows in the store.
+    @Test func calibrateKeepsTheSlotsInTheStore() throws {
+        let directory = try TemporaryDirectory()
+        let copy = try directory.copy(Fixtures.photos)
+        let before = try directory.contents()
+        #expect(try ProductProcess.run("coexistctl", ["inspect", copy, "--slots"]).status == 0)
+        #expect(try directory.contents() == before, "read means read")
+        let refused = try ProductProcess.run("coexistctl", ["inspect", copy, "--calibrate"])
+        #expect(refused.status == 64, "\(refused.stderr)")
+        let kept = try ProductProcess.run("coexistctl", ["inspect", copy, "--slots", "--calibrate"])
+        #expect(kept.status == 0, "\(kept.stderr)")
+        let rows = try RawSQLite.rows(
+            copy,
+            "SELECT evidence, observations FROM coexist_slot_order WHERE entity = 'Person' AND relationship = 'detectedFaces'"
+        )
+        #expect(rows == [[.text("observed"), .integer(10)]])
+    }
 }

@@ -111,6 +111,75 @@ public struct SlotCalibration: Sendable, Equatable {
         }
     }
 
+    /// The calibration kept in the store (`coexist_slot_order`, written by the bridge so that what was learnt
+    /// outlives the history it was learnt from, which pruning removes); nil when the table does not exist.
+    public static func stored(in connection: Connection) throws -> SlotCalibration? {
+        guard try connection.tableExists(table) else { return nil }
+        var calibration = SlotCalibration()
+        let rows = try connection.rows(
+            "SELECT entity, relationship, evidence, observations FROM \(table) ORDER BY entity, position"
+        )
+        for row in rows {
+            guard let entity = row[0].textValue, let name = row[1].textValue else { continue }
+            calibration.order[entity, default: []].append(name)
+            let evidence: Evidence =
+                switch row[2].textValue {
+                case "observed": .observed(Int(row[3].integerValue ?? 0))
+                case "inferred": .inferred
+                default: .unknown
+                }
+            calibration.evidence[entity, default: [:]][name] = evidence
+        }
+        return calibration
+    }
+
+    /// What was stored, with what `learnt` knows besides: an entity keeps its stored order when any of its
+    /// slots was observed, and takes the learnt one otherwise (the history may have pinned it since).
+    public func merged(with learnt: SlotCalibration) -> SlotCalibration {
+        var result = learnt
+        for (entity, known) in evidence
+        where known.values.contains(where: { if case .observed = $0 { true } else { false } }) {
+            result.evidence[entity] = known
+            result.order[entity] = order[entity]
+        }
+        return result
+    }
+
+    /// Replaces the stored calibration with this one (inside the caller's write transaction): every entity
+    /// with evidence, its one-to-manys in slot order.
+    public func store(in connection: Connection, model: Model) throws {
+        try connection.execute(
+            """
+            CREATE TABLE IF NOT EXISTS \(Self.table) (
+                entity TEXT NOT NULL, relationship TEXT NOT NULL, position INTEGER NOT NULL,
+                evidence TEXT NOT NULL CHECK (evidence IN ('observed', 'inferred', 'unknown')),
+                observations INTEGER NOT NULL DEFAULT 0,
+                PRIMARY KEY (entity, relationship)
+            ) STRICT
+            """
+        )
+        try connection.execute("DELETE FROM \(Self.table)")
+        for (entity, known) in evidence.sorted(by: { $0.key < $1.key }) {
+            guard let definition = model.entity(named: entity) else { continue }
+            let layout = bitmap(of: definition, in: model)
+            for (position, name) in layout.slots[layout.oneToMany].enumerated() {
+                let (kind, count): (String, Int) =
+                    switch known[name] ?? .unknown {
+                    case .observed(let count): ("observed", count)
+                    case .inferred: ("inferred", 0)
+                    case .unknown: ("unknown", 0)
+                    }
+                try connection.run(
+                    "INSERT INTO \(Self.table) (entity, relationship, position, evidence, observations) VALUES (?, ?, ?, ?, ?)",
+                    [.text(entity), .text(name), .integer(Int64(position)), .text(kind), .integer(Int64(count))]
+                )
+            }
+        }
+    }
+
+    /// The bridge's table of learnt slot orders.
+    public static let table = "coexist_slot_order"
+
     /// The bitmap of `entity` with this calibration.
     public func bitmap(of entity: Entity, in model: Model) -> PropertyBitmap {
         PropertyBitmap(entity: entity, model: model, oneToManyOrder: order[entity.name])

@@ -111,20 +111,37 @@ public final class LegacyStore {
         }
     }
 
-    /// The order of the one-to-many slots of `ZCOLUMNS` learnt from the store's history when first needed
-    /// (read only: nothing is written); the model's order where the history says nothing.
+    /// The order of the one-to-many slots of `ZCOLUMNS`: what the bridge keeps in the store
+    /// (``SlotCalibration/stored(in:)``), else what the store's history shows, learnt when first needed
+    /// (read only: nothing is written); the model's order where neither says anything.
     public var slotCalibration: SlotCalibration {
         if let known = calibration { return known }
-        var learnt = SlotCalibration()
-        if hasHistory, let model, let schema,
-            let read = try? SlotCalibration(connection: connection, model: model, schema: schema)
-        {
-            learnt = read
-        }
+        let learnt = (try? SlotCalibration.stored(in: connection)) ?? learntCalibration()
         calibration = learnt
         return learnt
     }
     private var calibration: SlotCalibration?
+
+    /// What the store's history shows of the one-to-many slots now (nothing without history).
+    public func learntCalibration() -> SlotCalibration {
+        guard hasHistory, let model, let schema,
+            let learnt = try? SlotCalibration(connection: connection, model: model, schema: schema)
+        else { return SlotCalibration() }
+        return learnt
+    }
+
+    /// Keeps in the store what its history teaches of the one-to-many slots, merged with what was kept
+    /// before (``SlotCalibration/merged(with:)``), inside the caller's write transaction; the store then
+    /// reads and writes with it. For the bridge and `inspect --calibrate`.
+    public func keepCalibration() throws {
+        guard let model else { return }
+        let stored = try SlotCalibration.stored(in: connection)
+        let learnt = learntCalibration()
+        let kept = stored.map { $0.merged(with: learnt) } ?? learnt
+        if kept != stored { try kept.store(in: connection, model: model) }
+        calibration = kept
+        bitmaps.removeAll()
+    }
 
     /// The `ZCOLUMNS` layout of `entity` in this store (``slotCalibration`` applied).
     public func bitmap(of entity: Entity) -> PropertyBitmap? {
