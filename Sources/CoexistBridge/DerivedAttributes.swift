@@ -7,16 +7,20 @@ import CoexistStore
 /// in the bridge's when it mirrors into the legacy tables. The new side has no such triggers: after each
 /// mirror the bridge copies the legacy values of the objects whose derived values may have moved — the
 /// objects the transaction touched and the objects on either end (before and after) of every relationship
-/// it changed, which is where an aggregate over a relationship changes.
+/// it changed, which is where an aggregate over a relationship changes. Attributes the store's own triggers
+/// maintain without the model calling them derived (Photos 26.1: `Person.faceCount`) are treated the same.
 struct DerivedAttributes {
-    /// Derived attribute names by entity (inherited ones included); entities without any are absent.
+    /// Derived and trigger-maintained attribute names by entity (inherited ones included); entities without
+    /// any are absent.
     let names: [String: [String]]
 
-    init(model: Model) {
+    /// The model's derived attributes, and `maintained` (``LegacyStore/triggerMaintainedAttributes()``).
+    init(model: Model, maintained: [String: [String]] = [:]) {
         var names: [String: [String]] = [:]
         for entity in model.entities {
             let derived = model.allAttributes(of: entity).filter(\.isDerived).map(\.name)
-            if !derived.isEmpty { names[entity.name] = derived.sorted() }
+            let all = Set(derived + (maintained[entity.name] ?? []))
+            if !all.isEmpty { names[entity.name] = all.sorted() }
         }
         self.names = names
     }

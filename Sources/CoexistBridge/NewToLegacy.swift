@@ -134,12 +134,15 @@ struct NewToLegacy {
             return (values, id)
         }
 
-        /// Values Core Data stores: no derived attribute (its triggers maintain those).
+        /// Values Core Data stores: no derived or trigger-maintained attribute (its triggers maintain those).
         func storable(_ values: [String: AttributeValue], entity: String) -> [String: AttributeValue] {
             guard let definition = engine.legacy.model?.entity(named: entity), let model = engine.legacy.model else {
                 return values
             }
-            let names = Set(model.allAttributes(of: definition).filter { !$0.isTransient && !$0.isDerived }.map(\.name))
+            let maintained = Set(engine.derived.names[entity] ?? [])
+            let names = Set(
+                model.allAttributes(of: definition).filter { !$0.isTransient && !$0.isDerived }.map(\.name)
+            ).subtracting(maintained)
             return values.filter { names.contains($0.key) }
         }
 

@@ -103,7 +103,7 @@ public final class SyncEngine {
         new = try NewStore(connection: connection, model: resolved, overrides: overrides)
         let newStore = new
         identities = IdentityMap(connection: connection, model: resolved, schema: newStore.schema)
-        derived = DerivedAttributes(model: resolved)
+        derived = DerivedAttributes(model: resolved, maintained: try legacy.triggerMaintainedAttributes())
         unique = UniqueValues(model: resolved)
         if readOnly {
             guard try connection.tableExists("coexist_bridge"), try newStore.schemaExists() else {

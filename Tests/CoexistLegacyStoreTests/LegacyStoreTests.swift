@@ -85,3 +85,17 @@ import Testing
         #expect(foreign?.description.contains("not an SQLite database") == true)
     }
 }
+
+extension LegacyStoreTests {
+    /// Photos 26.1's persistent triggers keep five attributes: two the model calls derived (Core Data's
+    /// `Z_DA_*`), three its own `ZT_*` triggers maintain (a face count, a visibility flag).
+    @Test func photosTriggerMaintainedAttributes() throws {
+        let maintained = try LegacyStore(path: Fixtures.photos).triggerMaintainedAttributes()
+        #expect(maintained["Person"] == ["faceCount"])
+        #expect(maintained["Asset"] == ["derivedCameraCaptureDevice"])
+        #expect(maintained["GraphNode"] == ["primaryLabelCode"])
+        #expect(maintained.keys.contains { $0.hasSuffix("Face") || $0 == "DetectedFace" })
+        let books = try LegacyStore(path: Fixtures.sampleModel2V1).triggerMaintainedAttributes()
+        #expect(books["Book"] == ["pagesCount"] && Set(books.values.flatMap { $0 }) == ["pagesCount"], "\(books)")
+    }
+}

@@ -153,6 +153,24 @@ public final class LegacyStore {
     }
     private var bitmaps: [String: PropertyBitmap] = [:]
 
+    /// The attributes the store's own persistent triggers write, by entity (inherited ones included): Core
+    /// Data's derived attributes, and those an app's triggers maintain (``TriggerMaintainedColumns``).
+    public func triggerMaintainedAttributes() throws -> [String: [String]] {
+        guard let schema else { return [:] }
+        let columns = try TriggerMaintainedColumns.read(connection)
+        guard !columns.isEmpty else { return [:] }
+        var found: [String: [String]] = [:]
+        for (name, mapping) in schema.entities {
+            for (property, storage) in mapping.properties {
+                guard case .attribute(let column) = storage,
+                    columns.contains([mapping.table.uppercased(), column.uppercased()])
+                else { continue }
+                found[name, default: []].append(property)
+            }
+        }
+        return found.mapValues { $0.sorted() }
+    }
+
     /// Whether the store has Core Data's persistent-history tables.
     public var hasHistory: Bool {
         tables["ATRANSACTION"] != nil && tables["ACHANGE"] != nil && tables["ATRANSACTIONSTRING"] != nil
