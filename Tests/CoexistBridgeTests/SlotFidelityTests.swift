@@ -66,4 +66,56 @@ import Testing
         let report = try Verifier(engine: bridge).run()
         #expect(report.equal, "\(report.differences.prefix(5))")
     }
+
+    /// The new side inserts a face for a person; the bridge writes the insert into the Core Data tables
+    /// with the person's update setting the slot Core Data's own face inserts set.
+    @Test func aMirroredChildInsertWritesTheSlotCoreDataWrites() throws {
+        let directory = try TemporaryDirectory()
+        let copy = try directory.copy(Fixtures.photos)
+        let bridge = try SyncEngine(connection: try Connection(path: copy), model: nil)
+        #expect(try bridge.initialSyncIfNeeded())
+        let legacy = bridge.legacy
+        let model = try #require(legacy.model)
+        let schema = try #require(legacy.schema)
+        let person = try #require(model.entity(named: "Person"))
+        let slot = try #require(legacy.bitmap(of: person)?.slots.firstIndex(of: "detectedFaces"))
+        #expect(legacy.slotCalibration.evidence["Person"]?["detectedFaces"] == .observed(10))
+        #expect(slot == 32, "the bit Photos' own face inserts set in their person's update")
+        let face = try #require(schema.entities.values.first { $0.table == "ZDETECTEDFACE" && $0.superNumber == 0 })
+        let owner = try #require(
+            try bridge.connection.scalar("SELECT Z_PK FROM ZPERSON ORDER BY Z_PK LIMIT 1").integerValue
+        )
+        let ownerID = try #require(
+            try bridge.connection.scalar(
+                "SELECT id FROM coexist_identity WHERE entity = 'Person' AND pk = ?",
+                [.integer(owner)]
+            ).textValue
+        )
+        try bridge.new.save(SaveMetadata(author: "new-app")) { save in
+            save.enforcesMandatoryValues = false
+            let inserted = try save.insert(face.name)
+            try save.setToOne(inserted, "personForFace", ObjectRef(entity: "Person", id: ownerID))
+        }
+        let before = try bridge.lastToken()
+        let result = try bridge.catchUp()
+        #expect(result.parked == 0, "\(result)")
+        let personNumber = try #require(schema.entities["Person"]?.number)
+        let rows = try bridge.connection.rows(
+            "SELECT c.ZCHANGETYPE, c.ZENTITY, c.ZENTITYPK, c.ZCOLUMNS FROM ACHANGE c WHERE c.ZTRANSACTIONID > ? "
+                + "ORDER BY c.Z_PK",
+            [.integer(before)]
+        )
+        #expect(rows.contains { $0[0] == .integer(0) && $0[1] == .integer(Int64(face.number)) }, "the face inserted")
+        let updates = rows.filter { $0[0] == .integer(1) && $0[1] == .integer(Int64(personNumber)) }
+        #expect(updates.map { $0[2] } == [.integer(owner)], "\(rows)")
+        for row in updates {
+            let bytes = try #require(row[3].blobValue)
+            #expect(
+                bytes[slot / 8] & (0x80 >> UInt8(slot % 8)) != 0,
+                "bit \(slot), detectedFaces, as Core Data writes it"
+            )
+        }
+        let report = try Verifier(engine: bridge).run()
+        #expect(report.equal, "\(report.differences.prefix(5))")
+    }
 }
