@@ -173,10 +173,8 @@ import Glibc
         var kept: [SocketClient] = []
         for index in 0..<3 {
             let client = try fixture.client()
-            #expect(
-                try client.request(#"{"op":"subscribe","since":"now","name":"c\#(index)"}"#)["type"] as? String
-                    == "subscribed"
-            )
+            let reply = try client.request(#"{"op":"subscribe","since":"now","name":"c\#(index)"}"#)
+            #expect(reply["type"] as? String == "subscribed", "c\(index): \(reply)")
             kept.append(client)
         }
         let refused = try fixture.client().request(#"{"op":"subscribe","since":"now","name":"c9"}"#)
