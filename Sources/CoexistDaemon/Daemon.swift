@@ -150,6 +150,7 @@ public final class Daemon {
                     + "leave (raise LimitNOFILE)"
             )
         }
+        var watcher: CommitWatcher?
         do {
             try open()
             // The bridge thread first: the socket is bound (and clients connect) once it is running.
@@ -160,6 +161,14 @@ public final class Daemon {
             let engine = try Self.openEventEngine(configuration)
             self.connection = engine.connection
             self.engine = engine
+            // Watching before the socket is bound: a client that can connect is served every commit.
+            do {
+                watcher = try CommitWatcher(database: configuration.database, connection: engine.connection)
+            } catch {
+                logger.error("\(error)")
+                worker.stop()
+                return .unavailable
+            }
             let server = try EventServer(
                 listener: try bindSocket(),
                 engine: engine,
@@ -187,14 +196,7 @@ public final class Daemon {
         }
         guard let worker else { return .software }
         defer { worker.stop() }
-        let watcher: CommitWatcher
-        do {
-            guard let connection else { throw BridgeError.unmirrorable("the event connection did not open") }
-            watcher = try CommitWatcher(database: configuration.database, connection: connection)
-        } catch {
-            logger.error("\(error)")
-            return .unavailable
-        }
+        guard let watcher else { return .software }
         let watchdog = notifier.watchdogMicroseconds().map { $0 * 1_000 / 2 }
         var nextWatchdog = Monotonic.now()
         var nextCheck = Monotonic.now()
