@@ -9,17 +9,30 @@ import Testing
 /// What the bridge writes into a real Core Data store names a to-many with the slot Core Data's own saves
 /// use for it (Photos 26.1: its inserts pin Person.detectedFaces).
 @Suite struct SlotFidelityTests {
+    /// A bridged copy of Photos 26.1: the bridge, its legacy schema, the face entity and Person.detectedFaces's slot.
+    struct BridgedPhotos {
+        let directory: TemporaryDirectory
+        let bridge: SyncEngine
+        let schema: StoreSchema
+        let face: EntityMapping
+        let slot: Int
+
+        init() throws {
+            directory = try TemporaryDirectory()
+            let copy = try directory.copy(Fixtures.photos)
+            bridge = try SyncEngine(connection: try Connection(path: copy), model: nil)
+            #expect(try bridge.initialSyncIfNeeded())
+            let model = try #require(bridge.legacy.model)
+            schema = try #require(bridge.legacy.schema)
+            let person = try #require(model.entity(named: "Person"))
+            slot = try #require(bridge.legacy.bitmap(of: person)?.slots.firstIndex(of: "detectedFaces"))
+            face = try #require(schema.entities.values.first { $0.table == "ZDETECTEDFACE" && $0.superNumber == 0 })
+        }
+    }
+
     @Test func aMirroredMoveWritesTheSlotCoreDataWrites() throws {
-        let directory = try TemporaryDirectory()
-        let copy = try directory.copy(Fixtures.photos)
-        let bridge = try SyncEngine(connection: try Connection(path: copy), model: nil)
-        #expect(try bridge.initialSyncIfNeeded())
-        let legacy = bridge.legacy
-        let model = try #require(legacy.model)
-        let schema = try #require(legacy.schema)
-        let person = try #require(model.entity(named: "Person"))
-        let slot = try #require(legacy.bitmap(of: person)?.slots.firstIndex(of: "detectedFaces"))
-        let face = try #require(schema.entities.values.first { $0.table == "ZDETECTEDFACE" && $0.superNumber == 0 })
+        let photos = try BridgedPhotos()
+        let (bridge, schema, slot, face) = (photos.bridge, photos.schema, photos.slot, photos.face)
         let rows = try bridge.connection.rows(
             "SELECT Z_PK, ZPERSONFORFACE FROM ZDETECTEDFACE WHERE ZPERSONFORFACE IS NOT NULL ORDER BY Z_PK LIMIT 1"
         )
@@ -70,18 +83,10 @@ import Testing
     /// The new side inserts a face for a person; the bridge writes the insert into the Core Data tables
     /// with the person's update setting the slot Core Data's own face inserts set.
     @Test func aMirroredChildInsertWritesTheSlotCoreDataWrites() throws {
-        let directory = try TemporaryDirectory()
-        let copy = try directory.copy(Fixtures.photos)
-        let bridge = try SyncEngine(connection: try Connection(path: copy), model: nil)
-        #expect(try bridge.initialSyncIfNeeded())
-        let legacy = bridge.legacy
-        let model = try #require(legacy.model)
-        let schema = try #require(legacy.schema)
-        let person = try #require(model.entity(named: "Person"))
-        let slot = try #require(legacy.bitmap(of: person)?.slots.firstIndex(of: "detectedFaces"))
-        #expect(legacy.slotCalibration.evidence["Person"]?["detectedFaces"] == .observed(10))
+        let photos = try BridgedPhotos()
+        let (bridge, schema, slot, face) = (photos.bridge, photos.schema, photos.slot, photos.face)
+        #expect(bridge.legacy.slotCalibration.evidence["Person"]?["detectedFaces"] == .observed(10))
         #expect(slot == 32, "the bit Photos' own face inserts set in their person's update")
-        let face = try #require(schema.entities.values.first { $0.table == "ZDETECTEDFACE" && $0.superNumber == 0 })
         let owner = try #require(
             try bridge.connection.scalar("SELECT Z_PK FROM ZPERSON ORDER BY Z_PK LIMIT 1").integerValue
         )
