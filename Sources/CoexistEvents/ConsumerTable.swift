@@ -58,4 +58,41 @@ public enum ConsumerTable {
         }
         return (lowest, expired)
     }
+
+    /// One durable consumer as the table records it.
+    public struct Consumer: Sendable, Hashable, Codable {
+        /// The name it subscribes with.
+        public var name: String
+        /// The last token it acknowledged: it resumes after it.
+        public var acked: Int64
+        /// When it last acknowledged or subscribed, seconds since 2001.
+        public var updatedAt: Double
+    }
+
+    /// Every durable consumer, by name; empty when the table does not exist.
+    public static func list(_ connection: Connection) throws -> [Consumer] {
+        guard try connection.tableExists("coexist_consumer") else { return [] }
+        return try connection.rows("SELECT name, acked, updated_at FROM coexist_consumer ORDER BY name").map {
+            Consumer(name: $0[0].textValue ?? "", acked: $0[1].integerValue ?? 0, updatedAt: $0[2].numericValue ?? 0)
+        }
+    }
+
+    /// Sets `name`'s acknowledged token to `token` (backwards too: the consumer is sent again what follows
+    /// it); returns false when there is no such consumer.
+    public static func reset(_ connection: Connection, name: String, token: Int64, now: Double) throws -> Bool {
+        guard try connection.tableExists("coexist_consumer") else { return false }
+        try connection.run(
+            "UPDATE coexist_consumer SET acked = ?2, updated_at = ?3 WHERE name = ?1",
+            [.text(name), .integer(token), .real(now)]
+        )
+        return connection.changes > 0
+    }
+
+    /// Forgets `name`: it no longer holds history back, and subscribing with it starts afresh. Returns
+    /// false when there is no such consumer.
+    public static func drop(_ connection: Connection, name: String) throws -> Bool {
+        guard try connection.tableExists("coexist_consumer") else { return false }
+        try connection.run("DELETE FROM coexist_consumer WHERE name = ?", [.text(name)])
+        return connection.changes > 0
+    }
 }

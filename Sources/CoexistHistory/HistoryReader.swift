@@ -66,7 +66,18 @@ public struct HistoryReader {
     ) throws
         -> [HistoryTransaction]
     {
+        var filter = HistoryFilter()
+        filter.since = token
+        filter.until = through
+        return try transactions(matching: filter, limit: limit)
+    }
+
+    /// Up to `limit` transactions that `filter` keeps, in token order; page on with `filter.since` set to
+    /// the last token returned. Reads the changes of the returned transactions only, so memory stays
+    /// bounded by the page however sparse the matches.
+    public func transactions(matching filter: HistoryFilter, limit: Int = 1_000) throws -> [HistoryTransaction] {
         var transactions: [HistoryTransaction] = []
+        let (condition, arguments) = filter.clause(hasCompanion: hasCompanion)
         try connection.forEachRow(
             """
             SELECT t.Z_PK, t.ZTIMESTAMP,
@@ -77,9 +88,9 @@ public struct HistoryReader {
             LEFT JOIN ATRANSACTIONSTRING b ON b.Z_PK = t.ZBUNDLEIDTS
             LEFT JOIN ATRANSACTIONSTRING c ON c.Z_PK = t.ZCONTEXTNAMETS
             LEFT JOIN ATRANSACTIONSTRING p ON p.Z_PK = t.ZPROCESSIDTS
-            WHERE t.Z_PK > ? AND t.Z_PK <= ? ORDER BY t.Z_PK LIMIT ?
+            WHERE \(condition) ORDER BY t.Z_PK LIMIT ?
             """,
-            [.integer(token), .integer(through), .integer(Int64(max(0, limit)))]
+            arguments + [.integer(Int64(max(0, limit)))]
         ) { row in
             transactions.append(
                 HistoryTransaction(
@@ -93,14 +104,21 @@ public struct HistoryReader {
             )
         }
         guard let first = transactions.first?.token, let last = transactions.last?.token else { return [] }
+        // A dense page (every token of its range) reads the range; a sparse one only its own tokens.
+        let dense = last - first + 1 == Int64(transactions.count)
+        let tokens = dense ? "BETWEEN ?1 AND ?2" : "IN (SELECT value FROM json_each(?3))"
+        let tokenArguments: [SQLiteValue] = [
+            .integer(first), .integer(last),
+            .text("[" + transactions.map { String($0.token) }.joined(separator: ",") + "]"),
+        ]
         var changesByToken: [Int64: [HistoryChange]] = [:]
         let tombstoneList = tombstoneColumns.map { ", " + SQLIdentifier.quoted($0) }.joined()
         try connection.forEachRow(
             """
             SELECT Z_PK, ZTRANSACTIONID, ZCHANGETYPE, ZENTITY, ZENTITYPK, ZCOLUMNS\(tombstoneList)
-            FROM ACHANGE WHERE ZTRANSACTIONID BETWEEN ? AND ? ORDER BY Z_PK
+            FROM ACHANGE WHERE ZTRANSACTIONID \(tokens) ORDER BY Z_PK
             """,
-            [.integer(first), .integer(last)]
+            dense ? Array(tokenArguments.prefix(2)) : tokenArguments
         ) { row in
             changesByToken[row[1].integerValue ?? 0, default: []].append(decodeLegacy(row))
         }
@@ -108,9 +126,9 @@ public struct HistoryReader {
             try connection.forEachRow(
                 """
                 SELECT id, token, type, entity, object_id, properties, tombstone
-                FROM coexist_change WHERE token BETWEEN ? AND ? ORDER BY id
+                FROM coexist_change WHERE token \(tokens) ORDER BY id
                 """,
-                [.integer(first), .integer(last)]
+                dense ? Array(tokenArguments.prefix(2)) : tokenArguments
             ) { row in
                 changesByToken[row[1].integerValue ?? 0, default: []].append(CompanionChanges.decode(row))
             }

@@ -11,19 +11,36 @@ enum HistoryCommand: Subcommand {
     static let name = "history"
     static let summary = "list, show or prune persistent-history transactions"
     static let usage = """
-        usage: coexistctl history list STORE [--since TOKEN] [--limit N] [--model PATH] [--json]
+        usage: coexistctl history list STORE [filters] [--limit N] [--model PATH] [--json]
                coexistctl history show STORE TOKEN [--model PATH] [--json]
-               coexistctl history prune STORE --before TOKEN [--ignore-consumers]
+               coexistctl history prune STORE (--before TOKEN|TIME | --older-than AGE) [--dry-run] [--yes]
+                                        [--ignore-consumers] [--json]
 
-        list   one line per transaction after TOKEN (default: all): token, time, author, process and
-               change counts; with --json, one JSON object per line (NDJSON)
+        list   one line per transaction: token, time, side, author, process and change counts; with
+               --json, one JSON object per line (NDJSON). Streams: memory stays flat however long the history.
         show   one transaction with every change: entity, object key, type, changed properties (decoded
                from ZCOLUMNS) and, for deletes, the preserved tombstone values
-        prune  delete the transactions before TOKEN (with their changes), but never one the bridge has not
-               mirrored or a durable consumer has not acknowledged (unless --ignore-consumers)
+        prune  delete old transactions (with their changes), but never one the bridge has not mirrored or a
+               durable consumer has not acknowledged (unless --ignore-consumers); prints each mark and who
+               holds the cut back. On a terminal it asks before deleting, unless --yes.
 
-          --since TOKEN  only transactions with a greater token
-          --limit N      at most N transactions
+        filters (list; a transaction is listed when it passes all of them):
+          --since TOKEN, --until TOKEN   tokens greater than / at most TOKEN
+          --after TIME, --before TIME    saved at or after / before TIME: ISO-8601 (2025-01-01,
+                                         2025-01-01T10:30:00Z) or an age back from now (90s, 30m, 2h, 7d, 2w)
+          --author NAME                  the transaction's author
+          --entity NAME                  a change to this entity or one of its sub-entities
+          --type insert|update|delete    a change of this type (with --entity: to that entity)
+          --side legacy|new              saved by the Core Data side or the new schema's side
+          --limit N                      at most N transactions
+
+        prune:
+          --before TOKEN      the transactions before TOKEN (or, given a time, saved before it)
+          --older-than AGE    the transactions saved longer ago than AGE (30d), or before an ISO-8601 time
+          --dry-run           print the marks and what would go; opens the store read-only
+          --yes               do not ask
+          --ignore-consumers  prune past durable consumers (they get token_expired; see coexistctl consumers)
+
           --model PATH   decode with this model instead of the store's Z_MODELCACHE
           --json         JSON output
         """
@@ -31,8 +48,10 @@ enum HistoryCommand: Subcommand {
     static func run(_ arguments: [String]) throws -> ExitCode {
         let parsed = try ArgumentParser(
             arguments,
-            flags: ["json", "ignore-consumers"],
-            options: ["since", "limit", "model", "before"]
+            flags: ["json", "ignore-consumers", "dry-run", "yes"],
+            options: [
+                "since", "until", "after", "before", "author", "entity", "type", "side", "limit", "model", "older-than",
+            ]
         )
         guard let verb = parsed.positionals.first else {
             throw ArgumentParser.UsageError("missing list, show or prune")
@@ -41,12 +60,8 @@ enum HistoryCommand: Subcommand {
         switch verb {
         case "list":
             let path = try parsed.positionals(min: 2, max: 2)[1]
-            let since = try integer(parsed.option("since"), name: "since") ?? 0
-            let limit = try integer(parsed.option("limit"), name: "limit") ?? Int64.max
-            let reader = try HistoryReader(
-                store: LegacyStore(path: path, model: model, modelPath: parsed.option("model"))
-            )
-            try list(reader, since: since, limit: limit, json: parsed.flag("json"))
+            let store = try LegacyStore(path: path, model: model, modelPath: parsed.option("model"))
+            try HistoryListing(parsed, store: store).run(HistoryReader(store: store))
             return .success
         case "show":
             let positionals = try parsed.positionals(min: 3, max: 3)
@@ -64,57 +79,13 @@ enum HistoryCommand: Subcommand {
             )
             return .success
         case "prune":
-            let path = try parsed.positionals(min: 2, max: 2)[1]
-            guard let before = try integer(parsed.option("before"), name: "before") else {
-                throw ArgumentParser.UsageError("prune needs --before TOKEN")
-            }
-            // Refuse anything but a Core Data store with persistent history before opening it for writing,
-            // so that a refused file is left exactly as it was.
-            let probe = try LegacyStore(path: path, model: model, modelPath: parsed.option("model"))
-            guard probe.hasHistory else {
-                throw LegacyStoreError.notCoreDataStore(
-                    path: path,
-                    reason: "no persistent-history tables (ATRANSACTION, ACHANGE)"
-                )
-            }
-            let connection = try Connection(path: path)
-            var bound = before - 1
-            if try connection.tableExists("coexist_bridge") {
-                bound = min(bound, try SyncEngine.pruneBound(connection) ?? 0)
-            }
-            if !parsed.flag("ignore-consumers"), try connection.tableExists("coexist_consumer") {
-                if let needed = try ConsumerTable.lowestNeeded(connection, activeSince: nil).token {
-                    bound = min(bound, needed)
-                }
-            }
-            let pruned = try HistoryPruner.prune(connection, upTo: bound)
-            let oldest = try HistoryPruner.oldestToken(connection).map(String.init) ?? "none"
-            StandardStreams.out("pruned \(pruned) transactions (through token \(bound)); oldest token now \(oldest)")
-            return .success
+            return try HistoryPruneCommand(parsed).run(model: model)
         default:
             throw ArgumentParser.UsageError("unknown history command \"\(verb)\" (list, show or prune)")
         }
     }
 
-    private static func list(_ reader: HistoryReader, since: Int64, limit: Int64, json: Bool) throws {
-        var token = since
-        var remaining = limit
-        while remaining > 0 {
-            let page = try reader.transactions(after: token, limit: Int(min(remaining, 500)))
-            guard let last = page.last else { return }
-            for transaction in page {
-                StandardStreams.out(
-                    json
-                        ? try JSONOutput.encode(HistoryTransactionSummary(transaction), pretty: false)
-                        : HistoryText.line(transaction)
-                )
-            }
-            token = last.token
-            remaining -= Int64(page.count)
-        }
-    }
-
-    private static func integer(_ text: String?, name: String) throws -> Int64? {
+    static func integer(_ text: String?, name: String) throws -> Int64? {
         guard let text else { return nil }
         guard let value = Int64(text), value >= 0 else {
             throw ArgumentParser.UsageError("\(name) must be a non-negative integer, not \"\(text)\"")

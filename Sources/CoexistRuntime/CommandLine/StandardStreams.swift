@@ -10,6 +10,9 @@ public enum StandardStreams {
     /// Writes `text` and a newline to standard error.
     public static func error(_ text: String) { write(text + "\n", to: STDERR_FILENO) }
 
+    /// Writes `text` to standard error without a newline (a question before reading the answer).
+    public static func prompt(_ text: String) { write(text, to: STDERR_FILENO) }
+
     private static func write(_ text: String, to descriptor: Int32) {
         var bytes = Array(text.utf8)
         var offset = 0

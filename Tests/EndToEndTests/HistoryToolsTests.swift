@@ -1,0 +1,146 @@
+import CoexistSQLite
+import Foundation
+import TestSupport
+import Testing
+
+/// `coexistctl history list` filters and `prune` on real stores, `consumers`, and the promise that reading
+/// commands leave a store byte for byte as it was (its `-wal` and `-shm` included).
+@Suite struct HistoryToolsTests {
+    /// Every file of the store: the database, its `-wal` and `-shm` (nil when absent).
+    static func files(_ path: String) -> [Data?] {
+        ["", "-wal", "-shm"].map { FileManager.default.contents(atPath: path + $0) }
+    }
+
+    static func lines(_ arguments: [String]) throws -> Int {
+        let result = try ProductProcess.run("coexistctl", arguments)
+        #expect(result.status == 0, "\(arguments): \(result.stderr)")
+        return result.stdout.split(separator: "\n").count
+    }
+
+    /// Photos 26.1 (its history partly in the WAL): each filter lists as many transactions as SQL over a
+    /// second copy counts, and no reading command changes a byte of the copy it reads.
+    @Test func photosFiltersEqualSQLAndReadingChangesNothing() throws {
+        let directory = try TemporaryDirectory()
+        let path = try directory.copy(Fixtures.photos)
+        let reference = try Connection(path: try directory.copy(Fixtures.photos, as: "Reference.sqlite"))
+        let before = Self.files(path)
+        func count(_ sql: String) throws -> Int { Int(try reference.scalar(sql).integerValue ?? -1) }
+        let assets = """
+            WITH RECURSIVE e(n) AS (SELECT Z_ENT FROM Z_PRIMARYKEY WHERE Z_NAME = 'Asset'
+              UNION SELECT Z_ENT FROM Z_PRIMARYKEY JOIN e ON Z_SUPER = e.n) SELECT n FROM e
+            """
+        let middleTime =
+            try reference.scalar("SELECT ZTIMESTAMP FROM ATRANSACTION ORDER BY Z_PK LIMIT 1 OFFSET 200")
+            .numericValue ?? 0
+        let iso = ISO8601DateFormatter().string(from: Date(timeIntervalSinceReferenceDate: middleTime.rounded(.up)))
+        let cases: [([String], String)] = [
+            ([], "SELECT count(*) FROM ATRANSACTION"),
+            (["--type", "insert"], "SELECT count(DISTINCT ZTRANSACTIONID) FROM ACHANGE WHERE ZCHANGETYPE = 0"),
+            (["--type", "delete"], "SELECT count(DISTINCT ZTRANSACTIONID) FROM ACHANGE WHERE ZCHANGETYPE = 2"),
+            (["--entity", "Asset"], "SELECT count(DISTINCT ZTRANSACTIONID) FROM ACHANGE WHERE ZENTITY IN (\(assets))"),
+            (
+                ["--entity", "Asset", "--type", "update"],
+                "SELECT count(DISTINCT ZTRANSACTIONID) FROM ACHANGE WHERE ZCHANGETYPE = 1 AND ZENTITY IN (\(assets))"
+            ),
+            (["--after", iso], "SELECT count(*) FROM ATRANSACTION WHERE ZTIMESTAMP >= \(middleTime.rounded(.up))"),
+            (["--before", iso], "SELECT count(*) FROM ATRANSACTION WHERE ZTIMESTAMP < \(middleTime.rounded(.up))"),
+            (["--since", "10", "--until", "300"], "SELECT count(*) FROM ATRANSACTION WHERE Z_PK > 10 AND Z_PK <= 300"),
+            (["--side", "legacy"], "SELECT count(*) FROM ATRANSACTION"),
+            (["--side", "new"], "SELECT 0"),
+            (["--after", "1h"], "SELECT 0"),
+            (["--limit", "7", "--type", "update"], "SELECT 7"),
+        ]
+        for (filter, sql) in cases {
+            let expected = try count(sql)
+            #expect(try Self.lines(["history", "list", path] + filter) == expected, "\(filter)")
+            #expect(try Self.lines(["history", "list", path, "--json"] + filter) == expected, "\(filter) --json")
+        }
+        #expect(try count("SELECT count(*) FROM ATRANSACTION") == 410)
+        for arguments in [
+            ["inspect", path], ["inspect", path, "--json"], ["inspect", path, "--check-history"],
+            ["inspect", path, "--slots"], ["history", "show", path, "5", "--json"],
+            ["history", "prune", path, "--before", "300", "--dry-run"],
+            ["history", "prune", path, "--older-than", "1d", "--dry-run", "--json"], ["consumers", "list", path],
+        ] {
+            #expect(try ProductProcess.run("coexistctl", arguments).status == 0, "\(arguments)")
+        }
+        #expect(try ProductProcess.run("coexistctl", ["verify", path]).status == 1)
+        #expect(Self.files(path) == before, "a reading command changed the store")
+    }
+
+    /// Bad filter values are usage errors naming what is wrong.
+    @Test func badFiltersAreUsageErrors() throws {
+        let directory = try TemporaryDirectory()
+        let path = try directory.copy(Fixtures.sampleModelV1)
+        for (arguments, message) in [
+            (["--entity", "Nope"], "no entity \"Nope\""), (["--type", "upsert"], "--type is insert, update or delete"),
+            (["--after", "yesterday"], "--after takes an ISO-8601 time"),
+            (["--before", "2025-02-30"], "--before takes"),
+            (["--side", "old"], "--side is legacy or new"), (["--after", "99999999999999w"], "too large"),
+        ] {
+            let result = try ProductProcess.run("coexistctl", ["history", "list", path] + arguments)
+            #expect(result.status == 64, "\(arguments)")
+            #expect(result.stderr.contains(message), "\(arguments): \(result.stderr)")
+        }
+    }
+
+    /// A durable consumer holds the cut back, and the dry run says so; `--ignore-consumers` cuts past it
+    /// (it then gets token_expired), and `consumers reset` brings it back.
+    @Test func consumersHoldPruningBackAndCanBeReset() throws {
+        let fixture = try EventFixture()
+        let path = fixture.shared.legacy.path
+        var tokens: [Int64] = []
+        for index in 0..<10 { tokens.append(try fixture.legacyInsert("t\(index)")) }
+        let consumer = try fixture.client()
+        consumer.send(#"{"op":"subscribe","name":"reports","since":0}"# + "\n")
+        _ = try fixture.collect(consumer) { $0["type"] as? String == "end_of_backlog" }
+        consumer.send(#"{"op":"ack","token":\#(tokens[2])}"# + "\n")
+        _ = try fixture.collect(consumer) { $0["type"] as? String == "acked" }
+        let status = try fixture.client()
+        var caughtUp = false
+        for _ in 0..<200 where !caughtUp {
+            caughtUp = (try status.request(#"{"op":"status"}"#)["lag"] as? Int) == 0
+            if !caughtUp { usleep(20_000) }
+        }
+        let dry = try ProductProcess.run(
+            "coexistctl",
+            ["history", "prune", path, "--before", "\(tokens[8])", "--dry-run", "--json"]
+        )
+        #expect(dry.status == 0, "\(dry.stderr)")
+        let plan = try JSONSerialization.jsonObject(with: Data(dry.stdout.utf8)) as? [String: Any] ?? [:]
+        #expect(Int64(plan["through"] as? Int ?? 0) == tokens[2], "\(plan)")
+        #expect((plan["heldBackBy"] as? [String])?.first?.hasPrefix("consumer reports") == true, "\(plan)")
+        #expect(plan["dryRun"] as? Bool == true)
+        let text = try ProductProcess.run(
+            "coexistctl",
+            ["history", "prune", path, "--before", "\(tokens[8])", "--dry-run"]
+        )
+        #expect(text.stdout.contains("held back by consumer reports (acknowledged \(tokens[2]))"), "\(text.stdout)")
+        let oldest = try Connection(path: path, options: .readOnly).scalar("SELECT min(Z_PK) FROM ATRANSACTION")
+        #expect(oldest.integerValue ?? 0 <= tokens[0], "the dry run deleted something")
+
+        let cut = try ProductProcess.run(
+            "coexistctl",
+            ["history", "prune", path, "--before", "\(tokens[8])", "--ignore-consumers", "--yes", "--json"]
+        )
+        #expect(cut.status == 0, "\(cut.stderr)")
+        let done = try JSONSerialization.jsonObject(with: Data(cut.stdout.utf8)) as? [String: Any] ?? [:]
+        #expect(Int64(done["oldestToken"] as? Int ?? 0) == tokens[8], "\(done)")
+        let expired = try fixture.client().request(#"{"op":"subscribe","name":"reports"}"#)
+        #expect(expired["code"] as? String == "token_expired", "\(expired)")
+        let listed = try ProductProcess.run("coexistctl", ["consumers", "list", path, "--json"])
+        #expect(listed.stdout.contains(#""name":"reports""#) && listed.stdout.contains(#""resumable":false"#))
+
+        let early = try ProductProcess.run("coexistctl", ["consumers", "reset", path, "reports", "--to", "1"])
+        #expect(early.status == 64 && early.stderr.contains("was pruned"), "\(early.stderr)")
+        let reset = try ProductProcess.run("coexistctl", ["consumers", "reset", path, "reports", "--to", "oldest"])
+        #expect(reset.status == 0, "\(reset.stderr)")
+        let resumed = try fixture.client()
+        resumed.send(#"{"op":"subscribe","name":"reports"}"# + "\n")
+        let messages = try fixture.collect(resumed) { $0["type"] as? String == "end_of_backlog" }
+        #expect(messages.first?["type"] as? String == "subscribed", "\(messages.first ?? [:])")
+        #expect(messages.contains { $0["type"] as? String == "event" && Int64($0["token"] as? Int ?? 0) == tokens[8] })
+        #expect(try ProductProcess.run("coexistctl", ["consumers", "drop", path, "reports"]).status == 0)
+        #expect(try ProductProcess.run("coexistctl", ["consumers", "drop", path, "reports"]).status == 65)
+    }
+}
