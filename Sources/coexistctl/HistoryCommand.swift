@@ -9,10 +9,11 @@ import CoexistSQLite
 /// `coexistctl history list|show|prune`.
 enum HistoryCommand: Subcommand {
     static let name = "history"
-    static let summary = "list, show or prune persistent-history transactions"
+    static let summary = "list, show, count or prune persistent-history transactions"
     static let usage = """
         usage: coexistctl history list STORE [filters] [--limit N] [--model PATH] [--json]
                coexistctl history show STORE TOKEN [--model PATH] [--json]
+               coexistctl history stats STORE [--days N] [--json]
                coexistctl history prune STORE (--before TOKEN|TIME | --older-than AGE) [--dry-run] [--yes]
                                         [--ignore-consumers] [--json]
 
@@ -20,6 +21,9 @@ enum HistoryCommand: Subcommand {
                --json, one JSON object per line (NDJSON). Streams: memory stays flat however long the history.
         show   one transaction with every change: entity, object key, type, changed properties (decoded
                from ZCOLUMNS) and, for deletes, the preserved tombstone values
+        stats  transactions and changes in total, per author, per entity and type, per day (the last N days
+               with any, default 30); first and last token and time; bytes of the history tables; the
+               oldest token the bridge or a durable consumer still needs
         prune  delete old transactions (with their changes), but never one the bridge has not mirrored or a
                durable consumer has not acknowledged (unless --ignore-consumers); prints each mark and who
                holds the cut back. On a terminal it asks before deleting, unless --yes.
@@ -51,10 +55,11 @@ enum HistoryCommand: Subcommand {
             flags: ["json", "ignore-consumers", "dry-run", "yes"],
             options: [
                 "since", "until", "after", "before", "author", "entity", "type", "side", "limit", "model", "older-than",
+                "days",
             ]
         )
         guard let verb = parsed.positionals.first else {
-            throw ArgumentParser.UsageError("missing list, show or prune")
+            throw ArgumentParser.UsageError("missing list, show, stats or prune")
         }
         let model = try parsed.option("model").map { try XCDataModelReader.read(path: $0) }
         switch verb {
@@ -78,10 +83,16 @@ enum HistoryCommand: Subcommand {
                     ? try JSONOutput.encode(HistoryTransactionDetail(transaction)) : HistoryText.detail(transaction)
             )
             return .success
+        case "stats":
+            let path = try parsed.positionals(min: 2, max: 2)[1]
+            let store = try LegacyStore(path: path, model: model, modelPath: parsed.option("model"))
+            let days = try parsed.integer("days", in: 0...100_000, default: 30)
+            try HistoryStatsReport(store: store, days: days).print(json: parsed.flag("json"))
+            return .success
         case "prune":
             return try HistoryPruneCommand(parsed).run(model: model)
         default:
-            throw ArgumentParser.UsageError("unknown history command \"\(verb)\" (list, show or prune)")
+            throw ArgumentParser.UsageError("unknown history command \"\(verb)\" (list, show, stats or prune)")
         }
     }
 

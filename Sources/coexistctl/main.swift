@@ -7,7 +7,8 @@ import Glibc
 // coexistctl: the operator's tool. Each subcommand is a small type; the work is in the libraries.
 let commands: [any Subcommand.Type] = [
     InspectCommand.self, HistoryCommand.self, SchemaCommand.self, VerifyCommand.self, StatusCommand.self,
-    TailCommand.self, WaitCommand.self, ConsumersCommand.self, CreateCommand.self, DemoCommand.self,
+    TailCommand.self, WaitCommand.self, ConsumersCommand.self, ParkedCommand.self, ConflictsCommand.self,
+    CreateCommand.self, DemoCommand.self,
 ]
 
 let arguments = Array(CommandLine.arguments.dropFirst())

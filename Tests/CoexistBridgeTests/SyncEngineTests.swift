@@ -126,6 +126,16 @@ import Testing
                 [.text("name"), .text(winner), .text(winner == "new" ? "legacy" : "new"), .text(policy.rawValue)]
             ]
         )
+        let listed = try BridgeRecords.conflicts(shared.legacy.connection)
+        #expect(
+            listed.map { "\($0.entity) \($0.property) \($0.winnerSide) \($0.policy)" } == [
+                "Category name \(winner) \(policy.rawValue)"
+            ]
+        )
+        let newest = try #require(listed.first.map { max($0.winnerToken, $0.loserToken) })
+        #expect(try BridgeRecords.conflicts(shared.legacy.connection, sinceToken: newest - 1).count == 1)
+        #expect(try BridgeRecords.conflicts(shared.legacy.connection, sinceToken: newest).isEmpty)
+        #expect(try BridgeRecords.conflicts(shared.legacy.connection, sinceTime: listed[0].detectedAt + 1).isEmpty)
         #expect(try Verifier(engine: bridge).run().equal)
         #expect(try bridge.catchUp().mirrored == 0)  // no ping-pong
     }

@@ -1,3 +1,5 @@
+import CoexistHistory
+import CoexistLegacyStore
 import CoexistSQLite
 import Foundation
 import TestSupport
@@ -56,9 +58,27 @@ import Testing
             #expect(try Self.lines(["history", "list", path, "--json"] + filter) == expected, "\(filter) --json")
         }
         #expect(try count("SELECT count(*) FROM ATRANSACTION") == 410)
+        let stats = try ProductProcess.run("coexistctl", ["history", "stats", path, "--json"])
+        #expect(stats.status == 0, "\(stats.stderr)")
+        let report = try JSONSerialization.jsonObject(with: Data(stats.stdout.utf8)) as? [String: Any] ?? [:]
+        let history = report["history"] as? [String: Any] ?? [:]
+        let changes = try count("SELECT count(*) FROM ACHANGE")
+        #expect(history["transactions"] as? Int == 410 && history["changes"] as? Int == changes, "\(history)")
+        let authors = history["authors"] as? [[String: Any]] ?? []
+        #expect(authors.reduce(0) { $0 + ($1["transactions"] as? Int ?? 0) } == 410)
+        #expect(authors.reduce(0) { $0 + ($1["changes"] as? Int ?? 0) } == changes)
+        let entities = history["entities"] as? [[String: Any]] ?? []
+        #expect(entities.reduce(0) { $0 + ($1["changes"] as? Int ?? 0) } == changes)
+        let assetUpdates = try count("SELECT count(*) FROM ACHANGE WHERE ZCHANGETYPE = 1 AND ZENTITY IN (\(assets))")
+        let asset = entities.first { $0["entity"] as? String == "Asset" && $0["type"] as? String == "update" }
+        #expect(asset?["changes"] as? Int == assetUpdates, "\(entities)")
+        let days = history["days"] as? [[String: Any]] ?? []
+        #expect(days.reduce(0) { $0 + ($1["transactions"] as? Int ?? 0) } <= 410 && !days.isEmpty)
+        let bytes = history["bytes"] as? [String: Int] ?? [:]
+        #expect((bytes["ACHANGE"] ?? 0) > 0 && (bytes["ATRANSACTION"] ?? 0) > 0, "\(history["bytes"] ?? "nil")")
         for arguments in [
             ["inspect", path], ["inspect", path, "--json"], ["inspect", path, "--check-history"],
-            ["inspect", path, "--slots"], ["history", "show", path, "5", "--json"],
+            ["inspect", path, "--slots"], ["history", "show", path, "5", "--json"], ["history", "stats", path],
             ["history", "prune", path, "--before", "300", "--dry-run"],
             ["history", "prune", path, "--older-than", "1d", "--dry-run", "--json"], ["consumers", "list", path],
         ] {
@@ -142,5 +162,63 @@ import Testing
         #expect(messages.contains { $0["type"] as? String == "event" && Int64($0["token"] as? Int ?? 0) == tokens[8] })
         #expect(try ProductProcess.run("coexistctl", ["consumers", "drop", path, "reports"]).status == 0)
         #expect(try ProductProcess.run("coexistctl", ["consumers", "drop", path, "reports"]).status == 65)
+    }
+}
+
+/// `coexistctl parked` and `conflicts` on a store whose legacy side gave ten objects the id of another.
+@Suite struct ParkedCommandTests {
+    @Test func parkedObjectsAreListedRetriedAndDropped() throws {
+        let directory = try TemporaryDirectory()
+        let shared = try SharedStore.create(in: directory)
+        let path = shared.legacy.path
+        var twins: [ObjectID] = []
+        try shared.legacy.save(SaveMetadata(author: "old-app")) { save in
+            for index in 0..<30 {
+                let id = try save.insert(
+                    "Task",
+                    ["id": DemoStore.uuid(UInt8(index % 20)), "title": .string("t\(index)"), "createdAt": .date(0)]
+                )
+                if index >= 20 { twins.append(id) }
+            }
+        }
+        let daemon = try DaemonProcess(database: path, directory: directory)
+        _ = try SocketClient(path: daemon.socket).request(#"{"op":"status"}"#)
+        let served = try ProductProcess.run("coexistctl", ["parked", "retry", path])
+        #expect(served.status == 75 && served.stderr.contains("serves"), "\(served.stderr)")
+        #expect(daemon.stop() == 0)
+
+        func listed() throws -> [[String: Any]] {
+            let result = try ProductProcess.run("coexistctl", ["parked", "list", path, "--json"])
+            #expect(result.status == 0, "\(result.stderr)")
+            let object = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any]
+            return object?["parked"] as? [[String: Any]] ?? []
+        }
+        let parked = try listed()
+        #expect(parked.count == 10, "\(parked)")
+        #expect(Set(parked.compactMap { ($0["pk"] as? Int).map(Int64.init) }) == Set(twins.map(\.pk)), "\(parked)")
+        #expect(parked.allSatisfy { $0["kind"] as? String == "object" && $0["side"] as? String == "legacy" })
+
+        // Five twins get ids of their own (with the daemon stopped): a retry mirrors them.
+        try shared.legacy.save(SaveMetadata(author: "old-app")) { save in
+            for (index, twin) in twins.prefix(5).enumerated() {
+                try save.update(twin, ["id": DemoStore.uuid(UInt8(100 + index))])
+            }
+        }
+        let retry = try ProductProcess.run("coexistctl", ["parked", "retry", path, "--json"])
+        #expect(retry.status == 1, "five stay parked: \(retry.stdout) \(retry.stderr)")
+        #expect(retry.stdout.contains(#""parked":5"#), "\(retry.stdout)")
+        #expect(try listed().count == 5)
+        let one = twins[7]
+        let drop = try ProductProcess.run("coexistctl", ["parked", "drop", path, "--object", "legacy/Task/\(one.pk)"])
+        #expect(drop.status == 0, "\(drop.stderr)")
+        #expect(try listed().count == 4)
+        let again = try ProductProcess.run("coexistctl", ["parked", "drop", path, "--object", "legacy/Task/\(one.pk)"])
+        #expect(again.status == 65)
+        #expect(try ProductProcess.run("coexistctl", ["parked", "drop", path, "--all"]).status == 0)
+        #expect(try listed().isEmpty)
+        let conflicts = try ProductProcess.run("coexistctl", ["conflicts", "list", path])
+        #expect(conflicts.status == 0 && conflicts.stdout.contains("no conflicts"), "\(conflicts.stdout)")
+        let verify = try ProductProcess.run("coexistctl", ["verify", path])
+        #expect(verify.stdout.contains("5 differences"), "the dropped twins differ: \(verify.stdout)")
     }
 }

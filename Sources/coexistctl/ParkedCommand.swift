@@ -1,0 +1,187 @@
+import CoexistBridge
+import CoexistConfiguration
+import CoexistHistory
+import CoexistLegacyStore
+import CoexistModel
+import CoexistRuntime
+import CoexistSQLite
+
+/// `coexistctl parked list|retry|drop` and `coexistctl conflicts list`: the bridge's records of what it
+/// could not mirror and of the conflicts it resolved.
+enum ParkedCommand: Subcommand {
+    static let name = "parked"
+    static let summary = "list, retry or drop what the bridge could not mirror"
+    static let usage = """
+        usage: coexistctl parked list STORE [--json]
+               coexistctl parked retry STORE [--model PATH] [--json]
+               coexistctl parked drop STORE (--token T | --object SIDE/ENTITY/PK | --all) [--json]
+
+        list   each parked transaction (token, side) and object (side, entity, Z_PK) with why and since when
+        retry  mirrors what is pending, then every parked item again, as coexistd does on its own when
+               caught up; refused (exit 75) while a coexistd serves the file: it retries them itself
+        drop   forgets parked items: the bridge gives up on them (coexistctl verify then shows what
+               differs; history pruning is no longer held back by them)
+
+        list opens the store read-only. --json prints one JSON object.
+        """
+
+    static func run(_ arguments: [String]) throws -> ExitCode {
+        let parsed = try ArgumentParser(arguments, flags: ["json", "all"], options: ["token", "object", "model"])
+        guard let verb = parsed.positionals.first else {
+            throw ArgumentParser.UsageError("missing list, retry or drop")
+        }
+        let path = try parsed.positionals(min: 2, max: 2)[1]
+        let json = parsed.flag("json")
+        let probe = try LegacyStore(path: path)
+        switch verb {
+        case "list":
+            let items = try BridgeRecords.parked(probe.connection)
+            if json {
+                StandardStreams.out(try JSONOutput.encode(["parked": items], pretty: false))
+            } else {
+                StandardStreams.out(
+                    items.isEmpty ? "nothing parked in \(path)" : items.map(describe).joined(separator: "\n")
+                )
+            }
+            return .success
+        case "retry":
+            guard try probe.connection.tableExists("coexist_bridge") else {
+                throw BridgeError.notBridged("\(path): the bridge has never run on this store: nothing is parked")
+            }
+            let before = try BridgeRecords.parked(probe.connection).count
+            // The daemon's own lock: no coexistd mirrors this file while this process does.
+            let identity = try DatabaseFileIdentity(path: path)
+            try identity.serveExclusively()
+            let model = try parsed.option("model").map { try XCDataModelReader.read(path: $0) }
+            let engine = try SyncEngine(
+                connection: try Connection(path: path, options: DaemonConfiguration().openOptions),
+                model: model
+            )
+            engine.report = { StandardStreams.error("coexistctl parked: \($0)") }
+            let caughtUp = try engine.catchUp()
+            var mirrored = 0
+            // Rounds of 64 until one mirrors nothing more (each round is one write transaction).
+            for _ in 0..<max(1, before / 64 + 1) {
+                let round = try engine.retryParked()
+                mirrored += round.mirrored
+                if round.mirrored == 0 { break }
+            }
+            let after = try engine.parkedCount()
+            if json {
+                StandardStreams.out(
+                    try JSONOutput.encode(
+                        Retried(pending: caughtUp.handled, parkedBefore: before, mirrored: mirrored, parked: after),
+                        pretty: false
+                    )
+                )
+            } else {
+                StandardStreams.out(
+                    "mirrored \(caughtUp.handled) pending transactions; \(before) parked before, \(after) still parked"
+                )
+            }
+            return after == 0 ? .success : .failure
+        case "drop":
+            guard try probe.connection.tableExists("coexist_bridge") else {
+                throw BridgeError.notBridged("\(path): the bridge has never run on this store: nothing is parked")
+            }
+            let connection = try Connection(path: path)
+            let dropped: Int = try connection.write {
+                if parsed.flag("all") {
+                    let count = try BridgeRecords.parked(connection).count
+                    try connection.execute("DELETE FROM coexist_parked; DELETE FROM coexist_parked_object")
+                    return count
+                }
+                if let token = parsed.option("token") {
+                    guard let value = Int64(token) else {
+                        throw ArgumentParser.UsageError("--token takes a token, not \"\(token)\"")
+                    }
+                    return try BridgeRecords.dropParked(connection, token: value) ? 1 : 0
+                }
+                if let object = parsed.option("object") {
+                    let parts = object.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
+                    guard parts.count == 3, ["legacy", "new"].contains(parts[0]), let pk = Int64(parts[2]) else {
+                        throw ArgumentParser.UsageError(
+                            "--object is SIDE/ENTITY/PK (legacy/Person/12), not \"\(object)\""
+                        )
+                    }
+                    return try BridgeRecords.dropParkedObject(connection, side: parts[0], entity: parts[1], pk: pk)
+                        ? 1 : 0
+                }
+                throw ArgumentParser.UsageError("drop needs --token T, --object SIDE/ENTITY/PK or --all")
+            }
+            if json {
+                StandardStreams.out(try JSONOutput.encode(["dropped": dropped], pretty: false))
+            } else {
+                StandardStreams.out("dropped \(dropped) parked items")
+            }
+            return dropped > 0 || parsed.flag("all") ? .success : .dataError
+        default:
+            throw ArgumentParser.UsageError("unknown parked command \"\(verb)\" (list, retry or drop)")
+        }
+    }
+
+    struct Retried: Encodable {
+        var pending: Int
+        var parkedBefore: Int
+        var mirrored: Int
+        var parked: Int
+    }
+
+    static func describe(_ item: BridgeRecords.Parked) -> String {
+        let what =
+            item.kind == "transaction"
+            ? "transaction \(item.token ?? 0) (\(item.side))" : "\(item.side)/\(item.entity ?? "?")/\(item.pk ?? 0)"
+        return "\(what)  since \(ReferenceDate.iso8601(secondsSince2001: item.parkedAt)): \(item.reason)"
+    }
+}
+
+/// `coexistctl conflicts list`.
+enum ConflictsCommand: Subcommand {
+    static let name = "conflicts"
+    static let summary = "list the conflicts the bridge resolved"
+    static let usage = """
+        usage: coexistctl conflicts list STORE [--since TOKEN|TIME] [--limit N] [--json]
+
+        Each conflict: the object and property both sides changed in transactions neither had seen, the
+        winning and losing transaction, and the policy that chose. --since keeps those after a token
+        (winning or losing), or detected at or after an ISO-8601 time or an age (2h, 7d). Read-only.
+        --json prints one JSON object per line (NDJSON).
+        """
+
+    static func run(_ arguments: [String]) throws -> ExitCode {
+        let parsed = try ArgumentParser(arguments, flags: ["json"], options: ["since", "limit"])
+        guard parsed.positionals.first == "list" else {
+            throw ArgumentParser.UsageError("the command is conflicts list")
+        }
+        let path = try parsed.positionals(min: 2, max: 2)[1]
+        var sinceToken: Int64 = 0
+        var sinceTime: Double?
+        if let since = parsed.option("since") {
+            if let token = Int64(since), token >= 0 {
+                sinceToken = token
+            } else {
+                sinceTime = try TimeArgument.parse(since, option: "since", now: TransactionWriter.now())
+            }
+        }
+        let limit = try parsed.integer("limit", in: 1...Int.max, default: Int.max)
+        let store = try LegacyStore(path: path)
+        let conflicts = try BridgeRecords.conflicts(
+            store.connection,
+            sinceToken: sinceToken,
+            sinceTime: sinceTime,
+            limit: limit
+        )
+        for conflict in conflicts {
+            if parsed.flag("json") {
+                StandardStreams.out(try JSONOutput.encode(conflict, pretty: false))
+            } else {
+                StandardStreams.out(
+                    "\(ReferenceDate.iso8601(secondsSince2001: conflict.detectedAt))  \(conflict.entity)/\(conflict.objectID).\(conflict.property)  "
+                        + "\(conflict.winnerSide) \(conflict.winnerToken) won over \(conflict.loserSide) \(conflict.loserToken) (\(conflict.policy))"
+                )
+            }
+        }
+        if conflicts.isEmpty && !parsed.flag("json") { StandardStreams.out("no conflicts in \(path)") }
+        return .success
+    }
+}
