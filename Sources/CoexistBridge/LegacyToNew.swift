@@ -57,18 +57,26 @@ struct LegacyToNew {
     }
 
     /// Mirrors `objects` as if just inserted (parked objects tried again): each one the new side does not
-    /// hold yet is copied, with its relationships.
-    func mirror(objects: [ObjectID], _ metadata: SaveMetadata) throws -> Int64? {
+    /// hold yet is copied, with its relationships. `repairing`: also one mirrored before and missing from the
+    /// new side since.
+    func mirror(objects: [ObjectID], _ metadata: SaveMetadata, repairing: Bool = false) throws -> Int64? {
         var plan = MirrorPlan<ObjectID>()
         for id in objects { plan.insert(id) }
-        return try mirror(plan, metadata)
+        return try mirror(plan, metadata, repairing: repairing)
     }
 
-    private func mirror(_ plan: MirrorPlan<ObjectID>, _ metadata: SaveMetadata) throws -> Int64? {
+    private func mirror(
+        _ plan: MirrorPlan<ObjectID>,
+        _ metadata: SaveMetadata,
+        repairing: Bool = false
+    ) throws
+        -> Int64?
+    {
         var plan = plan
         return try engine.new.save(metadata) { save in
             save.enforcesMandatoryValues = false
             var context = Context(engine: engine, save: save)
+            context.recreates = repairing
             for change in plan.deletes { try delete(change, &context) }
             try context.freeUniqueValues(&plan, conflicts: conflicts)
             let copied =
@@ -159,6 +167,9 @@ struct LegacyToNew {
         var storedNames: [String: Set<String>] = [:]
         /// Objects whose derived values may have moved (see ``DerivedAttributes``).
         var derivedCandidates: Set<ObjectID> = []
+        /// A repair: an object mirrored before and missing from the new side since is created again (the
+        /// legacy side is right), where a mirror leaves the new side's delete to win.
+        var recreates = false
 
         /// Notes `id` when its entity has derived attributes.
         mutating func noteDerived(_ id: ObjectID) {
@@ -210,7 +221,7 @@ struct LegacyToNew {
             if try engine.new.entityOfRow(id: identity, rootEntity: root) == nil {
                 // Mirrored before and gone since: the new side deleted it, and that delete wins (it is
                 // pending or already mirrored). Never mirrored: copy it now, nothing is lost.
-                guard !mapped else { return nil }
+                guard !mapped || recreates else { return nil }
                 try save.insert(id.entity, id: identity, storable(object.attributes, entity: id.entity))
                 try engine.identities.unpark(id)
                 inserted.insert(id)

@@ -27,10 +27,30 @@ struct NewToLegacy {
                 )
             }
         }
+        return try mirror(plan, metadata)
+    }
+
+    /// Makes each of `refs` in the legacy tables equal to its current new-side state, as if just inserted
+    /// (a repair): one the legacy side does not hold yet is created, with its relationships.
+    func mirror(refs: [ObjectRef], _ metadata: SaveMetadata) throws -> Int64? {
+        var plan = MirrorPlan<ObjectRef>()
+        for ref in refs { plan.insert(ref) }
+        return try mirror(plan, metadata, repairing: true)
+    }
+
+    private func mirror(
+        _ plan: MirrorPlan<ObjectRef>,
+        _ metadata: SaveMetadata,
+        repairing: Bool = false
+    ) throws
+        -> Int64?
+    {
+        var plan = plan
         var derivedCandidates: Set<ObjectID> = []
         let token = try engine.legacy.save(metadata) { save in
             save.enforcesMandatoryValues = false
             var context = Context(engine: engine, save: save)
+            context.recreates = repairing
             for change in plan.deletes { try delete(change, &context) }
             try context.freeUniqueValues(&plan, conflicts: conflicts)
             var relationships: [(ObjectRef, ObjectID, [String])] = []
@@ -91,6 +111,9 @@ struct NewToLegacy {
         var ensured: [ObjectRef: ([String: AttributeValue], ObjectID)] = [:]
         /// Legacy objects whose derived values may have moved (see ``DerivedAttributes``).
         var derivedCandidates: Set<ObjectID> = []
+        /// A repair: an object mirrored before and missing from the legacy side since is created again (the
+        /// new side is right), where a mirror leaves the legacy side's delete to win.
+        var recreates = false
 
         mutating func noteDerived(_ id: ObjectID) {
             if engine.derived.concerns(id.entity) { derivedCandidates.insert(id) }
@@ -118,7 +141,12 @@ struct NewToLegacy {
             guard let values = try engine.new.values(of: ref) else { return nil }
             let root = engine.identities.root(of: ref.entity)
             var id: ObjectID?
-            if let pk = try engine.identities.recordedPK(root: root, id: ref.id) {
+            var recorded = try engine.identities.recordedPK(root: root, id: ref.id)
+            if let pk = recorded, recreates, try engine.legacy.object(ObjectID(entity: ref.entity, pk: pk)) == nil {
+                try engine.identities.forget(root: root, pk: pk)
+                recorded = nil
+            }
+            if let pk = recorded {
                 // Mirrored before: when the legacy side deleted it since, that delete wins.
                 let candidate = ObjectID(entity: ref.entity, pk: pk)
                 guard try engine.legacy.object(candidate) != nil else { return nil }

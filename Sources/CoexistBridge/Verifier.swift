@@ -1,7 +1,7 @@
-import CoexistLegacyStore
+public import CoexistLegacyStore
 import CoexistModel
 import CoexistSQLite
-import CoexistStore
+public import CoexistStore
 
 /// Compares both schemas object by object: identity, every attribute (as values, after conversion), every
 /// relationship (as sets of identities, in order for ordered ones).
@@ -22,6 +22,23 @@ public struct Verifier {
         public var differences: [String]
         /// The number of differences, including those not listed.
         public var differenceCount: Int
+        /// Every object that differs (all of them, not only the listed), as a pair of its two sides'
+        /// identities where each is known: what a repair re-applies. Not in the JSON.
+        public var differing: [ObjectPair] = []
+
+        enum CodingKeys: String, CodingKey { case equal, objects, differences, differenceCount }
+    }
+
+    /// One object in both schemas: its legacy identity, its new-schema reference, or both.
+    public struct ObjectPair: Sendable, Hashable {
+        public var legacy: ObjectID?
+        public var new: ObjectRef?
+
+        /// Creates a pair.
+        public init(legacy: ObjectID?, new: ObjectRef?) {
+            self.legacy = legacy
+            self.new = new
+        }
     }
 
     let engine: SyncEngine
@@ -38,9 +55,13 @@ public struct Verifier {
         try engine.connection.read {
             var differences: [String] = []
             var count = 0
+            var differing: [ObjectPair] = []
+            var current = ObjectPair(legacy: nil, new: nil)
             func differ(_ line: String) {
                 count += 1
                 if differences.count < limit { differences.append(line) }
+                let known = current.legacy != nil || current.new != nil
+                if known && differing.last != current { differing.append(current) }
             }
             let model = engine.new.model
             var legacyCount = 0
@@ -49,6 +70,7 @@ public struct Verifier {
             for root in model.entities where root.superentity == nil {
                 try engine.legacy.forEachObject(of: root.name) { object in
                     legacyCount += 1
+                    current = ObjectPair(legacy: object.id, new: nil)
                     let rootName = root.name
                     let recorded = try engine.identities.recordedID(root: rootName, pk: object.id.pk)
                     guard let id = recorded ?? derivedIdentity(object) else {
@@ -58,6 +80,7 @@ public struct Verifier {
                     if recorded == nil, let owner = try engine.identities.recordedPK(root: rootName, id: id),
                         owner != object.id.pk
                     {
+                        current = ObjectPair(legacy: nil, new: nil)  // a parked twin: the bridge retries it
                         differ("\(object.id): parked: its id \(id) is also that of \(rootName) Z_PK \(owner)")
                         return
                     }
@@ -67,6 +90,7 @@ public struct Verifier {
                     }
                     let ref = ObjectRef(entity: stored, id: id)
                     seen.insert(ref)
+                    current.new = ref
                     guard stored == object.id.entity else {
                         differ("\(object.id) (\(id)): entity \(object.id.entity) is \(stored) in the new schema")
                         return
@@ -75,6 +99,7 @@ public struct Verifier {
                 }
                 for ref in try engine.new.refs(of: root.name) {
                     newCount += 1
+                    current = ObjectPair(legacy: nil, new: ref)
                     if !seen.contains(ref) { differ("\(ref): missing in the legacy schema") }
                 }
             }
@@ -82,7 +107,8 @@ public struct Verifier {
                 equal: count == 0,
                 objects: Report.Objects(legacy: legacyCount, new: newCount),
                 differences: differences,
-                differenceCount: count
+                differenceCount: count,
+                differing: differing
             )
         }
     }

@@ -14,6 +14,8 @@ enum HistoryCommand: Subcommand {
         usage: coexistctl history list STORE [filters] [--limit N] [--model PATH] [--json]
                coexistctl history show STORE TOKEN [--model PATH] [--json]
                coexistctl history stats STORE [--days N] [--json]
+               coexistctl history replay STORE --from TOKEN [--to TOKEN]
+                                         (--events [--values] [--mirrors] | --into legacy|new [--dry-run]) [--json]
                coexistctl history prune STORE (--before TOKEN|TIME | --older-than AGE) [--dry-run] [--yes]
                                         [--ignore-consumers] [--json]
 
@@ -24,6 +26,13 @@ enum HistoryCommand: Subcommand {
         stats  transactions and changes in total, per author, per entity and type, per day (the last N days
                with any, default 30); first and last token and time; bytes of the history tables; the
                oldest token the bridge or a durable consumer still needs
+        replay --events: the range's transactions (--from and --to included) as the NDJSON events a
+               subscriber with since gets, from the event service's encoder (--values: with values;
+               --mirrors: the bridge's own mirror transactions too)
+               --into SIDE: re-applies every object the range touched, as of now, from the other side into
+               SIDE through the mirror code, recorded as the bridge's own transaction (a repair after a
+               divergence, a restored backup or a hand edit); again, it writes nothing. Refused (exit 75)
+               while a coexistd serves the file; --dry-run lists the objects that differ and writes nothing
         prune  delete old transactions (with their changes), but never one the bridge has not mirrored or a
                durable consumer has not acknowledged (unless --ignore-consumers); prints each mark and who
                holds the cut back. On a terminal it asks before deleting, unless --yes.
@@ -52,14 +61,14 @@ enum HistoryCommand: Subcommand {
     static func run(_ arguments: [String]) throws -> ExitCode {
         let parsed = try ArgumentParser(
             arguments,
-            flags: ["json", "ignore-consumers", "dry-run", "yes"],
+            flags: ["json", "ignore-consumers", "dry-run", "yes", "events", "values", "mirrors"],
             options: [
                 "since", "until", "after", "before", "author", "entity", "type", "side", "limit", "model", "older-than",
-                "days",
+                "days", "from", "to", "into", "database", "config",
             ]
         )
         guard let verb = parsed.positionals.first else {
-            throw ArgumentParser.UsageError("missing list, show, stats or prune")
+            throw ArgumentParser.UsageError("missing list, show, stats, replay or prune")
         }
         let model = try parsed.option("model").map { try XCDataModelReader.read(path: $0) }
         switch verb {
@@ -91,8 +100,23 @@ enum HistoryCommand: Subcommand {
             return .success
         case "prune":
             return try HistoryPruneCommand(parsed).run(model: model)
+        case "replay":
+            _ = try parsed.positionals(min: 1, max: 2)
+            let replay = try HistoryReplay(parsed, target: StoreTarget(parsed, position: 1))
+            switch (parsed.flag("events"), parsed.option("into")) {
+            case (true, nil):
+                try replay.events(values: parsed.flag("values"), mirrors: parsed.flag("mirrors"))
+                return .success
+            case (false, let into?):
+                guard let side = Side(rawValue: into) else {
+                    throw ArgumentParser.UsageError("--into is legacy or new, not \"\(into)\"")
+                }
+                return try replay.into(side, dryRun: parsed.flag("dry-run"), json: parsed.flag("json"))
+            default:
+                throw ArgumentParser.UsageError("replay needs one of --events and --into SIDE")
+            }
         default:
-            throw ArgumentParser.UsageError("unknown history command \"\(verb)\" (list, show, stats or prune)")
+            throw ArgumentParser.UsageError("unknown history command \"\(verb)\" (list, show, stats, replay or prune)")
         }
     }
 

@@ -1,6 +1,9 @@
+import CoexistBridge
 import CoexistConfiguration
+import CoexistLegacyStore
 import CoexistModel
 import CoexistRuntime
+import CoexistSQLite
 import CoexistStore
 
 /// The store a command works on: a positional path, `--database`, or the daemon's `--config` file — the
@@ -9,10 +12,16 @@ struct StoreTarget {
     let database: String
     let model: String?
     let overrides: SchemaOverrides
+    /// The bridge's settings (author, conflict policy): a repair writes as the daemon does.
+    let bridge: BridgeConfiguration
+    /// How the daemon opens the file for writing.
+    let openOptions: OpenOptions
 
-    init(_ parsed: ArgumentParser) throws {
+    /// The store of `parsed`: its positional argument number `position`, `--database` or `--config`.
+    init(_ parsed: ArgumentParser, position: Int = 0) throws {
         var entries: [ConfigEntry] = []
-        if let path = parsed.positionals.first {
+        if parsed.positionals.count > position {
+            let path = parsed.positionals[position]
             entries.append(ConfigEntry(key: "database", value: path, file: "command line", line: nil))
         }
         if let path = parsed.option("database") {
@@ -28,5 +37,31 @@ struct StoreTarget {
         database = configuration.database
         model = configuration.model
         overrides = configuration.overrides
+        bridge = configuration.bridge
+        openOptions = configuration.openOptions
+    }
+}
+
+/// A bridge engine that writes, for the commands that repair: under the daemon's own lock (refused, exit
+/// 75, while a coexistd serves the file), with the daemon's settings, on a store the bridge has run on.
+struct BridgeWriter {
+    let identity: DatabaseFileIdentity
+    let engine: SyncEngine
+
+    init(_ target: StoreTarget) throws {
+        let probe = try LegacyStore(path: target.database)
+        guard try probe.connection.tableExists("coexist_bridge") else {
+            throw BridgeError.notBridged("\(target.database): the bridge has never run on this store")
+        }
+        identity = try DatabaseFileIdentity(path: target.database)
+        try identity.serveExclusively()
+        let model = try target.model.map { try XCDataModelReader.read(path: $0) }
+        engine = try SyncEngine(
+            connection: try Connection(path: target.database, options: target.openOptions),
+            model: model,
+            overrides: target.overrides,
+            configuration: target.bridge
+        )
+        engine.report = { StandardStreams.error("coexistctl: \($0)") }
     }
 }

@@ -1,47 +1,139 @@
 import CoexistBridge
+import CoexistConfiguration
+import CoexistHistory
 import CoexistLegacyStore
 import CoexistModel
 import CoexistRuntime
 import CoexistSQLite
 
-/// `coexistctl verify STORE [--model PATH] [--json]` (or `--database`/`--config`).
+/// `coexistctl verify STORE [--model PATH] [--json] [--repair [--from SIDE] [--dry-run]]` (or
+/// `--database`/`--config`).
 enum VerifyCommand: Subcommand {
     static let name = "verify"
-    static let summary = "compare both schemas object by object; exit 0 when equal, 1 otherwise"
+    static let summary = "compare both schemas object by object; exit 0 when equal, 1 otherwise; --repair"
     static let usage = """
         usage: coexistctl verify [STORE | --database PATH | --config FILE] [--model PATH] [--json] [--limit N]
+                                 [--repair [--from legacy|new] [--dry-run]]
 
         Compares the Core Data tables and the new schema object by object: identity, every attribute after
-        conversion, every relationship. Prints the differences; exits 0 when there is none, 1 otherwise (and
-        1 with one line for a store the bridge has never run on). Opens the store read-only: it writes nothing.
-        --json prints {equal, objects: {legacy, new}, differences: [...], differenceCount}.
+        conversion, every relationship. Prints the differences; exits 0 when equal, 1 otherwise (and 1 with
+        one line for a store the bridge has never run on). Opens the store read-only: it writes nothing.
+
+          --limit N        list at most N differences (default 1000; all are counted)
+          --repair         re-apply every object that differs from one side into the other, in one
+                           transaction recorded as the bridge's own, then compare again (exit 0 when equal).
+                           Refused (exit 75) while a coexistd serves the file.
+          --from SIDE      the side that is right: legacy or new; default the conflict policy's side
+                           (legacy-wins: legacy, new-wins: new, later-wins: legacy)
+          --dry-run        with --repair: print what would be repaired, change nothing
+          --json           {equal, objects: {legacy, new}, differences: [...], differenceCount}; with
+                           --repair, {before, repaired: {from, applied, deleted, tokens}, after}
         """
 
     static func run(_ arguments: [String]) throws -> ExitCode {
-        let parsed = try ArgumentParser(arguments, flags: ["json"], options: ["model", "database", "config", "limit"])
+        let parsed = try ArgumentParser(
+            arguments,
+            flags: ["json", "repair", "dry-run"],
+            options: ["model", "database", "config", "limit", "from"]
+        )
         let target = try StoreTarget(parsed)
-        let limit = Int(parsed.option("limit") ?? "1000") ?? 1_000
-        // Read means read: the store is opened read-only, and nothing is created in it.
+        let limit = try parsed.integer("limit", in: 0...Int.max, default: 1_000)
+        let json = parsed.flag("json")
+        guard parsed.flag("repair") else {
+            if parsed.flag("dry-run") || parsed.option("from") != nil {
+                throw ArgumentParser.UsageError("--dry-run and --from go with --repair")
+            }
+            let report = try readOnlyReport(target, limit: limit)
+            StandardStreams.out(json ? try JSONOutput.encode(report) : text(report))
+            return report.equal ? .success : .failure
+        }
+        let source = try side(parsed.option("from"), policy: target.bridge.conflictPolicy)
+        let before = try readOnlyReport(target, limit: limit)
+        if parsed.flag("dry-run") || before.equal {
+            if json {
+                StandardStreams.out(try JSONOutput.encode(Repaired(before: before, repaired: nil, after: nil)))
+            } else {
+                StandardStreams.out(text(before))
+                if !before.equal {
+                    StandardStreams.out(
+                        "would repair \(before.differing.count) objects from the \(source) side into the other"
+                    )
+                }
+            }
+            return before.equal ? .success : .failure
+        }
+        let writer = try BridgeWriter(target)
+        // Compared again under the lock: what differs now is what gets repaired.
+        let pairs = try Verifier(engine: writer.engine, limit: 0).run().differing
+        let result = try writer.engine.repair(pairs, from: source)
+        let after = try Verifier(engine: writer.engine, limit: limit).run()
+        let summary = Repaired.Summary(
+            from: source.rawValue,
+            applied: result.applied,
+            deleted: result.deleted,
+            tokens: result.tokens
+        )
+        if json {
+            StandardStreams.out(try JSONOutput.encode(Repaired(before: before, repaired: summary, after: after)))
+        } else {
+            StandardStreams.out(
+                "repaired \(pairs.count) objects from the \(source) side (\(result.applied) applied, "
+                    + "\(result.deleted) deleted, transactions \(result.tokens.map(String.init).joined(separator: ", ")))"
+            )
+            StandardStreams.out(text(after))
+        }
+        return after.equal ? .success : .failure
+    }
+
+    /// The JSON of a repair.
+    struct Repaired: Encodable {
+        struct Summary: Encodable {
+            var from: String
+            var applied: Int
+            var deleted: Int
+            var tokens: [Int64]
+        }
+        var before: Verifier.Report
+        var repaired: Summary?
+        var after: Verifier.Report?
+    }
+
+    /// The comparison on a read-only connection (nothing is created in the store).
+    static func readOnlyReport(_ target: StoreTarget, limit: Int) throws -> Verifier.Report {
+        try Verifier(engine: readOnlyEngine(target), limit: limit).run()
+    }
+
+    /// The bridge's view of a store it has run on, on a read-only connection; one line (exit 1) for a store
+    /// it never ran on.
+    static func readOnlyEngine(_ target: StoreTarget) throws -> SyncEngine {
         _ = try LegacyStore(path: target.database, options: .readOnly)
         let connection = try Connection(path: target.database, options: .readOnly)
         let model = try target.model.map { try XCDataModelReader.read(path: $0) }
-        let engine = try SyncEngine(
+        return try SyncEngine(
             connection: connection,
             model: model,
             overrides: target.overrides,
+            configuration: target.bridge,
             readOnly: true
         )
-        let report = try Verifier(engine: engine, limit: limit).run()
-        if parsed.flag("json") {
-            StandardStreams.out(try JSONOutput.encode(report))
-        } else {
-            StandardStreams.out(
-                report.equal
-                    ? "equal: \(report.objects.legacy) objects on each side"
-                    : "\(report.differenceCount) differences (legacy \(report.objects.legacy) objects, new \(report.objects.new)):"
-                        + report.differences.map { "\n  " + $0 }.joined()
-            )
+    }
+
+    /// The side `--from` names, or the conflict policy's.
+    static func side(_ text: String?, policy: ConflictPolicy) throws -> Side {
+        switch text {
+        case nil: return policy == .newWins ? .new : .legacy
+        case let text?:
+            guard let side = Side(rawValue: text) else {
+                throw ArgumentParser.UsageError("--from is legacy or new, not \"\(text)\"")
+            }
+            return side
         }
-        return report.equal ? .success : .failure
+    }
+
+    static func text(_ report: Verifier.Report) -> String {
+        report.equal
+            ? "equal: \(report.objects.legacy) objects on each side"
+            : "\(report.differenceCount) differences (legacy \(report.objects.legacy) objects, new \(report.objects.new)):"
+                + report.differences.map { "\n  " + $0 }.joined()
     }
 }

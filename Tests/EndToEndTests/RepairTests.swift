@@ -1,0 +1,167 @@
+import CoexistHistory
+import CoexistLegacyStore
+import CoexistSQLite
+import Foundation
+import TestSupport
+import Testing
+
+/// Rows changed and deleted behind the bridge's back (raw SQL): `verify` reports them, `verify --repair`
+/// and `history replay --into` make both sides equal again, and a second repair writes nothing.
+@Suite struct RepairTests {
+    /// A bridged demo store with 6 tasks in 2 categories, mirrored by `coexistd --once`.
+    static func bridgedStore(_ directory: TemporaryDirectory) throws -> (path: String, tasks: [ObjectID]) {
+        let shared = try SharedStore.create(in: directory)
+        var tasks: [ObjectID] = []
+        try shared.legacy.save(SaveMetadata(author: "old-app")) { save in
+            let categories = try (1...2).map { index in
+                try save.insert("Category", ["id": DemoStore.uuid(UInt8(index)), "name": .string("c\(index)")])
+            }
+            for index in 0..<6 {
+                let task = try save.insert(
+                    "Task",
+                    ["id": DemoStore.uuid(UInt8(10 + index)), "title": .string("t\(index)"), "createdAt": .date(0)]
+                )
+                try save.setToOne(task, "category", categories[index % 2])
+                tasks.append(task)
+            }
+        }
+        try mirrorOnce(shared.legacy.path, directory)
+        return (shared.legacy.path, tasks)
+    }
+
+    static func mirrorOnce(_ path: String, _ directory: TemporaryDirectory) throws {
+        let run = try ProductProcess.run(
+            "coexistd",
+            ["--database", path, "--socket", directory.file("d.sock"), "--once"]
+        )
+        #expect(run.status == 0, "\(run.stderr)")
+    }
+
+    static func verify(_ path: String, _ extra: [String] = []) throws -> ProductProcess.Result {
+        try ProductProcess.run("coexistctl", ["verify", path] + extra)
+    }
+
+    static func lastToken(_ path: String) throws -> Int64 {
+        try Connection(path: path, options: .readOnly).scalar("SELECT max(Z_PK) FROM ATRANSACTION").integerValue ?? 0
+    }
+
+    /// Breaks both sides by hand: a new-side title, a deleted new-side row, a legacy-side title.
+    static func breakBehindTheBridge(_ path: String, _ tasks: [ObjectID]) throws {
+        let raw = try Connection(path: path)
+        try raw.run("UPDATE task SET title = 'hacked' WHERE title = 't1'")
+        try raw.run("DELETE FROM task WHERE title = 't2'")
+        try raw.run("UPDATE ZTASK SET ZTITLE = 'edited by hand' WHERE Z_PK = ?", [.integer(tasks[3].pk)])
+    }
+
+    @Test func verifyRepairMakesBothSidesEqual() throws {
+        let directory = try TemporaryDirectory()
+        let (path, tasks) = try Self.bridgedStore(directory)
+        #expect(try Self.verify(path).status == 0)
+        try Self.breakBehindTheBridge(path, tasks)
+        let broken = try Self.verify(path)
+        #expect(broken.status == 1)
+        #expect(broken.stdout.contains("4 differences"), "\(broken.stdout)")
+
+        let before = HistoryToolsTests.files(path)
+        let dry = try Self.verify(path, ["--repair", "--dry-run"])
+        #expect(dry.status == 1 && dry.stdout.contains("would repair 4 objects from the legacy side"), "\(dry.stdout)")
+        #expect(HistoryToolsTests.files(path) == before, "the dry run wrote")
+
+        let repair = try Self.verify(path, ["--repair", "--json"])
+        #expect(repair.status == 0, "\(repair.stdout) \(repair.stderr)")
+        let report = try JSONSerialization.jsonObject(with: Data(repair.stdout.utf8)) as? [String: Any] ?? [:]
+        #expect((report["after"] as? [String: Any])?["equal"] as? Bool == true, "\(report)")
+        let values = try Connection(path: path, options: .readOnly).rows(
+            "SELECT title FROM task ORDER BY title"
+        ).compactMap { $0.first?.textValue }
+        #expect(values == ["edited by hand", "t0", "t1", "t2", "t4", "t5"], "\(values)")
+
+        // Nothing differs any more: a second repair writes nothing.
+        let token = try Self.lastToken(path)
+        let again = try Self.verify(path, ["--repair"])
+        #expect(again.status == 0 && again.stdout.contains("equal"), "\(again.stdout)")
+        #expect(try Self.lastToken(path) == token)
+        // The repair is the bridge's own transaction: coexistd mirrors nothing back.
+        try Self.mirrorOnce(path, directory)
+        #expect(try Self.lastToken(path) == token)
+        #expect(try Self.verify(path).status == 0)
+    }
+
+    /// `--from new`: the new side is right; a legacy row edited by hand gets the new side's value back.
+    @Test func repairFromTheNewSide() throws {
+        let directory = try TemporaryDirectory()
+        let (path, tasks) = try Self.bridgedStore(directory)
+        try Connection(path: path).run("UPDATE ZTASK SET ZTITLE = 'wrong' WHERE Z_PK = ?", [.integer(tasks[0].pk)])
+        #expect(try Self.verify(path, ["--repair", "--from", "new"]).status == 0)
+        let title = try Connection(path: path, options: .readOnly).scalar(
+            "SELECT ZTITLE FROM ZTASK WHERE Z_PK = ?",
+            [.integer(tasks[0].pk)]
+        )
+        #expect(title == .text("t0"))
+    }
+
+    /// `history replay --into new` re-applies the objects of the range; `--dry-run` only lists them; a
+    /// second replay writes nothing; while a coexistd serves the file, it is refused.
+    @Test func replayIntoRepairsTheObjectsOfTheRange() throws {
+        let directory = try TemporaryDirectory()
+        let (path, tasks) = try Self.bridgedStore(directory)
+        try Self.breakBehindTheBridge(path, tasks)
+        let before = HistoryToolsTests.files(path)
+        let dry = try ProductProcess.run(
+            "coexistctl",
+            ["history", "replay", path, "--from", "1", "--into", "new", "--dry-run"]
+        )
+        #expect(dry.status == 0 && dry.stdout.contains("4 of them differ"), "\(dry.stdout) \(dry.stderr)")
+        #expect(HistoryToolsTests.files(path) == before, "the dry run wrote")
+
+        let replay = try ProductProcess.run("coexistctl", ["history", "replay", path, "--from", "1", "--into", "new"])
+        #expect(replay.status == 0, "\(replay.stderr)")
+        let repaired = try Self.verify(path)
+        #expect(repaired.status == 0, "\(repaired.stdout)")
+        let token = try Self.lastToken(path)
+        let again = try ProductProcess.run("coexistctl", ["history", "replay", path, "--from", "1", "--into", "new"])
+        #expect(again.stdout.contains("nothing written"), "\(again.stdout)")
+        #expect(try Self.lastToken(path) == token)
+
+        let daemon = try DaemonProcess(database: path, directory: directory)
+        _ = try SocketClient(path: daemon.socket).request(#"{"op":"status"}"#)
+        let served = try ProductProcess.run("coexistctl", ["history", "replay", path, "--from", "1", "--into", "new"])
+        #expect(served.status == 75, "\(served.stderr)")
+        #expect(daemon.stop() == 0)
+    }
+
+    /// `history replay --events` prints what a subscriber with `since` receives for the same range.
+    @Test func replayEventsEqualWhatASubscriberGets() throws {
+        let fixture = try EventFixture()
+        var tokens: [Int64] = []
+        for index in 0..<6 { tokens.append(try fixture.legacyInsert("e\(index)")) }
+        let client = try fixture.client()
+        var caughtUp = false
+        for _ in 0..<200 where !caughtUp {
+            caughtUp = (try client.request(#"{"op":"status"}"#)["lag"] as? Int) == 0
+            if !caughtUp { usleep(20_000) }
+        }
+        let range = (tokens[1], tokens[4])
+        let subscriber = try fixture.client()
+        subscriber.send(#"{"op":"subscribe","since":\#(range.0 - 1)}"# + "\n")
+        var received: [String] = []
+        let deadline = Date().addingTimeInterval(20)
+        while Date() < deadline, let line = subscriber.readLine() {
+            if line.contains(#""type":"end_of_backlog""#) { break }
+            guard line.contains(#""type":"event""#) else { continue }
+            let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
+            if let token = (object?["token"] as? Int).map(Int64.init), token <= range.1 { received.append(line) }
+        }
+        let replay = try ProductProcess.run(
+            "coexistctl",
+            ["history", "replay", fixture.shared.legacy.path, "--from", "\(range.0)", "--to", "\(range.1)", "--events"]
+        )
+        #expect(replay.status == 0, "\(replay.stderr)")
+        let printed = replay.stdout.split(separator: "\n").map(String.init)
+        #expect(!printed.isEmpty)
+        #expect(
+            printed == received,
+            "replay:\n\(printed.joined(separator: "\n"))\nsubscriber:\n\(received.joined(separator: "\n"))"
+        )
+    }
+}
