@@ -33,7 +33,8 @@ import Testing
         Case("coexistctl inspect $nohist --model $badmodel", 65, "bad.xcdatamodel/contents:2"),
         Case("coexistctl inspect $nohist --frob", 64, "--frob"),
         // history
-        Case("coexistctl history", 64, "list, show, stats, replay or prune"), Case("coexistctl history frob $text", 64, "frob"),
+        Case("coexistctl history", 64, "list, show, stats, replay or prune"),
+        Case("coexistctl history frob $text", 64, "frob"),
         Case("coexistctl history list $missing", 66, "missing.sqlite"),
         Case("coexistctl history list $text", 65, "text.sqlite"), Case("coexistctl history list $empty", 65, "empty"),
         Case("coexistctl history list $plain", 65, "Z_METADATA"),
