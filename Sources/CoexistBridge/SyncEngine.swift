@@ -109,7 +109,7 @@ public final class SyncEngine {
             guard try connection.tableExists("coexist_bridge"), try newStore.schemaExists() else {
                 throw BridgeError.notBridged(
                     "\(connection.path): the bridge has never run on this store (no coexist_bridge table or new "
-                        + "schema): there is nothing to compare yet; coexistd creates both on its first start"
+                        + "schema): there is nothing to compare yet; coexistd creates both on its first start (or verify --bootstrap)"
                 )
             }
         } else {

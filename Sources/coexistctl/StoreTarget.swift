@@ -48,10 +48,14 @@ struct BridgeWriter {
     let identity: DatabaseFileIdentity
     let engine: SyncEngine
 
-    init(_ target: StoreTarget) throws {
+    /// With `bootstrap`, a store the bridge never ran on gets what coexistd's first start gives it: the
+    /// new schema, the bridge's tables and the initial sync (progress on a terminal).
+    init(_ target: StoreTarget, bootstrap: Bool = false) throws {
         let probe = try LegacyStore(path: target.database)
-        guard try probe.connection.tableExists("coexist_bridge") else {
-            throw BridgeError.notBridged("\(target.database): the bridge has never run on this store")
+        guard try bootstrap || probe.connection.tableExists("coexist_bridge") else {
+            throw BridgeError.notBridged(
+                "\(target.database): the bridge has never run on this store (verify --bootstrap sets it up)"
+            )
         }
         identity = try DatabaseFileIdentity(path: target.database)
         try identity.serveExclusively()
@@ -63,5 +67,16 @@ struct BridgeWriter {
             configuration: target.bridge
         )
         engine.report = { StandardStreams.error("coexistctl: \($0)") }
+        if bootstrap {
+            let line = ProgressLine()
+            if try engine.initialSyncIfNeeded(progress: { progress in
+                line.update(
+                    "initial sync \(progress.direction) (\(progress.phase)): \(progress.entity) \(progress.done) of \(progress.total)"
+                )
+            }) {
+                line.finish()
+                StandardStreams.error("coexistctl: initial sync of \(target.database) done")
+            }
+        }
     }
 }

@@ -13,7 +13,7 @@ enum VerifyCommand: Subcommand {
     static let summary = "compare both schemas object by object; exit 0 when equal, 1 otherwise; --repair"
     static let usage = """
         usage: coexistctl verify [STORE | --database PATH | --config FILE] [--model PATH] [--json] [--limit N]
-                                 [--repair [--from legacy|new] [--dry-run]]
+                                 [--repair [--from legacy|new] [--dry-run]] [--bootstrap]
 
         Compares the Core Data tables and the new schema object by object: identity, every attribute after
         conversion, every relationship. Prints the differences; exits 0 when equal, 1 otherwise (and 1 with
@@ -26,6 +26,9 @@ enum VerifyCommand: Subcommand {
           --from SIDE      the side that is right: legacy or new; default the conflict policy's side
                            (legacy-wins: legacy, new-wins: new, later-wins: legacy)
           --dry-run        with --repair: print what would be repaired, change nothing
+          --bootstrap      on a store the bridge never ran on: set it up first as coexistd's first start
+                           does (new schema, bridge tables, initial sync; writes the store), then compare.
+                           Refused (exit 75) while a coexistd serves the file.
           --json           {equal, objects: {legacy, new}, differences: [...], differenceCount}; with
                            --repair, {before, repaired: {from, applied, deleted, tokens}, after}
         """
@@ -33,12 +36,16 @@ enum VerifyCommand: Subcommand {
     static func run(_ arguments: [String]) throws -> ExitCode {
         let parsed = try ArgumentParser(
             arguments,
-            flags: ["json", "repair", "dry-run"],
+            flags: ["json", "repair", "dry-run", "bootstrap"],
             options: ["model", "database", "config", "limit", "from"]
         )
         let target = try StoreTarget(parsed)
         let limit = try parsed.integer("limit", in: 0...Int.max, default: 1_000)
         let json = parsed.flag("json")
+        if parsed.flag("bootstrap") {
+            if parsed.flag("dry-run") { throw ArgumentParser.UsageError("--bootstrap writes: it has no --dry-run") }
+            _ = try BridgeWriter(target, bootstrap: true)  // released before the comparison below
+        }
         guard parsed.flag("repair") else {
             if parsed.flag("dry-run") || parsed.option("from") != nil {
                 throw ArgumentParser.UsageError("--dry-run and --from go with --repair")

@@ -164,4 +164,19 @@ import Testing
             "replay:\n\(printed.joined(separator: "\n"))\nsubscriber:\n\(received.joined(separator: "\n"))"
         )
     }
+
+    /// `verify --bootstrap` on a real Core Data store the bridge never ran on: it is set up as coexistd's
+    /// first start would (new schema, initial sync), then compared: equal.
+    @Test func verifyBootstrapSetsUpAnUnbridgedStore() throws {
+        let directory = try TemporaryDirectory()
+        let path = try directory.copy(Fixtures.sampleModelV1)
+        #expect(try Self.verify(path).status == 1)
+        let bootstrapped = try Self.verify(path, ["--bootstrap"])
+        #expect(bootstrapped.status == 0, "\(bootstrapped.stdout) \(bootstrapped.stderr)")
+        #expect(bootstrapped.stdout.contains("equal"), "\(bootstrapped.stdout)")
+        #expect(bootstrapped.stderr.contains("initial sync"), "\(bootstrapped.stderr)")
+        #expect(try Self.verify(path).status == 0)
+        let again = try Self.verify(path, ["--bootstrap"])
+        #expect(again.status == 0 && !again.stderr.contains("initial sync"), "\(again.stderr)")
+    }
 }
