@@ -14,10 +14,28 @@ public final class KeyAllocator {
 
     /// The next key for entity `number` (a root entity, or 16001–16003), whose rows live in `table`.
     public func allocate(entity number: Int, table: String) throws -> Int64 {
-        if let key = next[number] {
-            next[number] = key + 1
-            return key
+        let key = try peek(entity: number, table: table)
+        next[number] = key + 1
+        return key
+    }
+
+    /// Takes `key` itself for entity `number` (an imported row keeps its number); later keys come after
+    /// it. Throws when a key at or after `key` is already in use.
+    public func take(_ key: Int64, entity number: Int, table: String) throws {
+        let free = try peek(entity: number, table: table)
+        guard key >= free else {
+            throw SQLiteError(
+                extendedCode: 1,
+                message: "\(table) already has keys up to \(free - 1): key \(key) is taken",
+                path: connection.path
+            )
         }
+        next[number] = key + 1
+    }
+
+    /// The next free key, without taking it.
+    private func peek(entity number: Int, table: String) throws -> Int64 {
+        if let key = next[number] { return key }
         let rows = try connection.rows("SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_ENT = ?", [.integer(Int64(number))])
         guard let recorded = rows.first?.first else {
             throw SQLiteError(
@@ -28,7 +46,7 @@ public final class KeyAllocator {
         }
         let present = try connection.scalar("SELECT max(Z_PK) FROM \(SQLIdentifier.quoted(table))")
         let key = max(recorded.integerValue ?? 0, present.integerValue ?? 0) + 1
-        next[number] = key + 1
+        next[number] = key
         return key
     }
 

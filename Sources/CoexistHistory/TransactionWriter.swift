@@ -65,7 +65,7 @@ public struct TransactionWriter {
     }
 
     /// The `ATRANSACTIONSTRING` key of `text`, inserting it when new; `.null` for nil.
-    func intern(_ text: String?) throws -> SQLiteValue {
+    public func intern(_ text: String?) throws -> SQLiteValue {
         guard let text else { return .null }
         let existing = try connection.scalar("SELECT Z_PK FROM ATRANSACTIONSTRING WHERE ZNAME = ?", [.text(text)])
         if existing != .null { return existing }

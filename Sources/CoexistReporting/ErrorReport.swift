@@ -1,5 +1,6 @@
 import CoexistBridge
 import CoexistConfiguration
+import CoexistHistory
 import CoexistLegacyStore
 import CoexistModel
 public import CoexistRuntime
@@ -61,6 +62,9 @@ public struct ErrorReport: Sendable {
         case let error as SystemError:
             message = error.description
             exitCode = Self.exitCode(error)
+        case let error as HistoryArchive.ImportError:
+            message = error.description
+            exitCode = .dataError
         default:
             message = "\(error)"
             exitCode = .software
@@ -113,6 +117,8 @@ public struct ErrorReport: Sendable {
         case ("bind", EEXIST), ("bind", EADDRINUSE), ("bind", EACCES), ("bind", ENOENT): .configuration
         case ("open", ENOENT), ("open", EACCES): .noInput
         case ("access", _): .permissionDenied
+        // An output file that exists already or whose folder is missing or closed.
+        case ("create", _): .cannotCreate
         default: .ioError
         }
     }

@@ -9,13 +9,15 @@ import CoexistSQLite
 /// `coexistctl history list|show|prune`.
 enum HistoryCommand: Subcommand {
     static let name = "history"
-    static let summary = "list, show, count or prune persistent-history transactions"
+    static let summary = "list, show, count, replay, export, import or prune persistent-history transactions"
     static let usage = """
         usage: coexistctl history list STORE [filters] [--limit N] [--model PATH] [--json]
                coexistctl history show STORE TOKEN [--model PATH] [--json]
                coexistctl history stats STORE [--days N] [--json]
                coexistctl history replay STORE --from TOKEN [--to TOKEN]
                                          (--events [--values] [--mirrors] | --into legacy|new [--dry-run]) [--json]
+               coexistctl history export STORE [--since TOKEN] [--until TOKEN] [--output FILE]
+               coexistctl history import FILE --into STORE
                coexistctl history prune STORE (--before TOKEN|TIME | --older-than AGE) [--dry-run] [--yes]
                                         [--ignore-consumers] [--json]
 
@@ -33,6 +35,11 @@ enum HistoryCommand: Subcommand {
                SIDE through the mirror code, recorded as the bridge's own transaction (a repair after a
                divergence, a restored backup or a hand edit); again, it writes nothing. Refused (exit 75)
                while a coexistd serves the file; --dry-run lists the objects that differ and writes nothing
+        export the transactions as NDJSON, one per line with its changes (tombstone values, and the raw
+               columns an import needs), to standard output or a new FILE; read-only
+        import an export into the history of STORE, a scratch store of the same model (coexistctl
+               create) whose history is empty or older, keeping the tokens, in one transaction: export,
+               import, export again gives the same bytes
         prune  delete old transactions (with their changes), but never one the bridge has not mirrored or a
                durable consumer has not acknowledged (unless --ignore-consumers); prints each mark and who
                holds the cut back. On a terminal it asks before deleting, unless --yes.
@@ -64,11 +71,11 @@ enum HistoryCommand: Subcommand {
             flags: ["json", "ignore-consumers", "dry-run", "yes", "events", "values", "mirrors"],
             options: [
                 "since", "until", "after", "before", "author", "entity", "type", "side", "limit", "model", "older-than",
-                "days", "from", "to", "into", "database", "config",
+                "days", "from", "to", "into", "database", "config", "output",
             ]
         )
         guard let verb = parsed.positionals.first else {
-            throw ArgumentParser.UsageError("missing list, show, stats, replay or prune")
+            throw ArgumentParser.UsageError("missing list, show, stats, replay, export, import or prune")
         }
         let model = try parsed.option("model").map { try XCDataModelReader.read(path: $0) }
         switch verb {
@@ -100,6 +107,21 @@ enum HistoryCommand: Subcommand {
             return .success
         case "prune":
             return try HistoryPruneCommand(parsed).run(model: model)
+        case "export":
+            let path = try parsed.positionals(min: 2, max: 2)[1]
+            let store = try LegacyStore(path: path, model: model, modelPath: parsed.option("model"))
+            return try HistoryArchiveCommands.export(
+                store,
+                since: try integer(parsed.option("since"), name: "--since") ?? 0,
+                until: try integer(parsed.option("until"), name: "--until") ?? .max,
+                output: parsed.option("output")
+            )
+        case "import":
+            let file = try parsed.positionals(min: 2, max: 2)[1]
+            guard let store = parsed.option("into") else {
+                throw ArgumentParser.UsageError("import needs --into STORE")
+            }
+            return try HistoryArchiveCommands.import(file, into: store)
         case "replay":
             _ = try parsed.positionals(min: 1, max: 2)
             let replay = try HistoryReplay(parsed, target: StoreTarget(parsed, position: 1))
@@ -116,7 +138,9 @@ enum HistoryCommand: Subcommand {
                 throw ArgumentParser.UsageError("replay needs one of --events and --into SIDE")
             }
         default:
-            throw ArgumentParser.UsageError("unknown history command \"\(verb)\" (list, show, stats, replay or prune)")
+            throw ArgumentParser.UsageError(
+                "unknown history command \"\(verb)\" (list, show, stats, replay, export, import or prune)"
+            )
         }
     }
 

@@ -33,7 +33,7 @@ import Testing
         Case("coexistctl inspect $nohist --model $badmodel", 65, "bad.xcdatamodel/contents:2"),
         Case("coexistctl inspect $nohist --frob", 64, "--frob"),
         // history
-        Case("coexistctl history", 64, "list, show, stats, replay or prune"),
+        Case("coexistctl history", 64, "list, show, stats, replay, export, import or prune"),
         Case("coexistctl history frob $text", 64, "frob"),
         Case("coexistctl history list $missing", 66, "missing.sqlite"),
         Case("coexistctl history list $text", 65, "text.sqlite"), Case("coexistctl history list $empty", 65, "empty"),
@@ -62,6 +62,10 @@ import Testing
         Case("coexistctl history replay $nohist --from 1 --events", 1, "never"),
         Case("coexistctl history replay $nohist --from 1 --into sideways", 64, "--into"),
         Case("coexistctl history replay $nohist --from 1 --into new", 1, "never"),
+        Case("coexistctl history import $text", 64, "--into"),
+        Case("coexistctl history import $missing --into $nohist", 66, "missing.sqlite"),
+        Case("coexistctl history import $text --into $nohist", 65, "text.sqlite:1:"),
+        Case("coexistctl history export $nohist", 65, "persistent-history"),
         // consumers, parked, conflicts
         Case("coexistctl consumers", 64, "list, reset or drop"),
         Case("coexistctl consumers list $missing", 66, "missing.sqlite"),

@@ -79,6 +79,7 @@ import Testing
         for arguments in [
             ["inspect", path], ["inspect", path, "--json"], ["inspect", path, "--check-history"],
             ["inspect", path, "--slots"], ["history", "show", path, "5", "--json"], ["history", "stats", path],
+            ["history", "export", path],
             ["history", "prune", path, "--before", "300", "--dry-run"],
             ["history", "prune", path, "--older-than", "1d", "--dry-run", "--json"], ["consumers", "list", path],
         ] {
@@ -220,5 +221,79 @@ import Testing
         #expect(conflicts.status == 0 && conflicts.stdout.contains("no conflicts"), "\(conflicts.stdout)")
         let verify = try ProductProcess.run("coexistctl", ["verify", path])
         #expect(verify.stdout.contains("5 differences"), "the dropped twins differ: \(verify.stdout)")
+    }
+}
+
+/// `history export` → `history import` into a fresh store of the same model → `history export`: the same
+/// bytes, and the imported store passes `integrity_check`.
+@Suite struct HistoryArchiveTests {
+    /// `fresh`: a store of the same model with no history (made from the model, or a scratch copy).
+    static func roundTrip(_ path: String, into fresh: String, in directory: TemporaryDirectory) throws {
+        let first = directory.file("first.ndjson")
+        let export = try ProductProcess.run("coexistctl", ["history", "export", path, "--output", first])
+        #expect(export.status == 0, "\(export.stderr)")
+        let imported = try ProductProcess.run("coexistctl", ["history", "import", first, "--into", fresh])
+        #expect(imported.status == 0, "\(imported.stderr)")
+        let second = directory.file("second.ndjson")
+        #expect(try ProductProcess.run("coexistctl", ["history", "export", fresh, "--output", second]).status == 0)
+        let a = try #require(FileManager.default.contents(atPath: first))
+        let b = try #require(FileManager.default.contents(atPath: second))
+        #expect(!a.isEmpty)
+        #expect(a == b, "the second export differs from the first")
+        let check = try Connection(path: fresh, options: .readOnly).scalar("PRAGMA integrity_check")
+        #expect(check == .text("ok"))
+        // Importing the same file again: its tokens are taken now, so it is refused, naming file and line.
+        let again = try ProductProcess.run("coexistctl", ["history", "import", first, "--into", fresh])
+        #expect(again.status == 65 && again.stderr.contains("first.ndjson:1:"), "\(again.stderr)")
+        // An export never overwrites a file.
+        let over = try ProductProcess.run("coexistctl", ["history", "export", fresh, "--output", second])
+        #expect(over.status == 73 && over.stderr.contains("second.ndjson"), "\(over.status) \(over.stderr)")
+    }
+
+    /// Real Core Data histories (updates with ZCOLUMNS, deletes with tombstones), imported into a scratch
+    /// copy of the same store whose history was emptied.
+    @Test(arguments: [Fixtures.photos, Fixtures.sampleModel2V1])
+    func coreDataHistoryRoundTrips(store: String) throws {
+        let directory = try TemporaryDirectory()
+        let path = try directory.copy(store)
+        let fresh = try directory.copy(store, as: "Fresh.sqlite")
+        try Connection(path: fresh).execute(
+            """
+            DELETE FROM ACHANGE; DELETE FROM ATRANSACTION; DELETE FROM ATRANSACTIONSTRING;
+            UPDATE Z_PRIMARYKEY SET Z_MAX = 0 WHERE Z_ENT BETWEEN 16001 AND 16003
+            """
+        )
+        try Self.roundTrip(path, into: fresh, in: directory)
+    }
+
+    /// A bridged store: legacy saves, their mirrors, and new-side saves recorded in `coexist_change`.
+    @Test func bridgedHistoryRoundTrips() throws {
+        let directory = try TemporaryDirectory()
+        let (path, tasks) = try RepairTests.bridgedStore(directory)
+        let shared = try LegacyStore(path: path, options: OpenOptions())
+        try shared.save(SaveMetadata(author: "old-app")) { save in
+            try save.update(tasks[0], ["title": .string("renamed")])
+            try save.delete(tasks[1])
+        }
+        try RepairTests.mirrorOnce(path, directory)
+        let store = try ProductProcess.run("coexistctl", ["history", "list", path, "--side", "new"])
+        #expect(!store.stdout.isEmpty, "no new-side transaction to export")
+        let fresh = directory.file("Fresh.sqlite")
+        let create = try ProductProcess.run("coexistctl", ["create", fresh, "--model", Fixtures.demoModel])
+        #expect(create.status == 0, "\(create.stderr)")
+        try Self.roundTrip(path, into: fresh, in: directory)
+    }
+
+    /// A line that is not an archived transaction is refused with its file and line; nothing is imported.
+    @Test func aBadLineIsRefusedWhole() throws {
+        let directory = try TemporaryDirectory()
+        let fresh = directory.file("Fresh.sqlite")
+        #expect(try ProductProcess.run("coexistctl", ["create", fresh, "--model", Fixtures.demoModel]).status == 0)
+        let good = #"{"changes":[],"side":"legacy","time":1,"timestamp":"x","token":5}"#
+        let input = try directory.write("bad.ndjson", Array((good + "\n{\"token\":\"six\"}\n").utf8))
+        let result = try ProductProcess.run("coexistctl", ["history", "import", input, "--into", fresh])
+        #expect(result.status == 65 && result.stderr.contains("bad.ndjson:2:"), "\(result.stderr)")
+        let count = try Connection(path: fresh, options: .readOnly).scalar("SELECT count(*) FROM ATRANSACTION")
+        #expect(count == .integer(0))
     }
 }
