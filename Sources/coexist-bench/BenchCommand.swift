@@ -3,10 +3,10 @@ import CoexistRuntime
 /// Parses the command line, runs the chosen scenarios, prints a table and a one-line JSON summary.
 enum BenchCommand {
     static let usage = """
-        usage: coexist-bench [latency|throughput|write-overhead|fan-out|catch-up|idle|all] [--model PATH]
-                             [--count N] [--rate N] [--rows N] [--changes N] [--subscribers N,N,...]
-                             [--event-rate N] [--fanout-seconds N] [--queue-limit N] [--backlog N]
-                             [--idle-seconds N]
+        usage: coexist-bench [latency|throughput|write-overhead|fan-out|catch-up|history-list|idle|all]
+                             [--model PATH] [--count N] [--rate N] [--rows N] [--changes N]
+                             [--subscribers N,N,...] [--event-rate N] [--fanout-seconds N] [--queue-limit N]
+                             [--backlog N] [--history N] [--idle-seconds N]
                coexist-bench crash [--rounds N] [--writes N] [--seed N] [--model PATH | --store PATH]
                coexist-bench soak [--minutes N | --seconds N] [--subscribers N] [--rate N] [--model PATH]
 
@@ -24,6 +24,8 @@ enum BenchCommand {
                            its own)
           catch-up         coexistd --once on a backlog of --backlog changes in 100-row transactions
                            (default 1000000): time and peak RSS
+          history-list     coexistctl history list --json over --history transactions (default 1000000) and
+                           a tenth of them: time and peak RSS (flat: the listing pages)
           idle             CPU per second of an idle coexistd with one subscriber (--idle-seconds, default 30)
           all              every scenario above (the default)
           crash            SIGKILLs coexistd --rounds times (default 200) while two random writers make
@@ -46,6 +48,7 @@ enum BenchCommand {
             flags: ["help"],
             options: [
                 "model", "count", "rate", "rows", "idle-seconds", "rounds", "writes", "seed", "changes", "backlog",
+                "history",
                 "subscribers", "event-rate", "fanout-seconds", "queue-limit", "minutes", "seconds", "store",
             ]
         )
@@ -54,7 +57,10 @@ enum BenchCommand {
             return .success
         }
         let scenario = try parsed.positionals(min: 0, max: 1).first ?? "all"
-        let known = ["latency", "throughput", "write-overhead", "fan-out", "catch-up", "idle", "all", "crash", "soak"]
+        let known = [
+            "latency", "throughput", "write-overhead", "fan-out", "catch-up", "history-list", "idle", "all", "crash",
+            "soak",
+        ]
         guard known.contains(scenario) else { throw ArgumentParser.UsageError("unknown scenario \(scenario)") }
         let model = parsed.option("model") ?? "config/TaskModel.xcdatamodeld"
         func number(_ name: String, _ fallback: Int) throws -> Int {
@@ -142,6 +148,12 @@ enum BenchCommand {
                     rowsPerTransaction: 100,
                     transactions: max(1, backlog / 100)
                 )
+            )
+        }
+        if scenario == "history-list" || scenario == "all" {
+            let largest = try number("history", 1_000_000)
+            report.historyList(
+                try HistoryListScenario.run(modelPath: model, sizes: [max(1, largest / 10), largest])
             )
         }
         if scenario == "idle" || scenario == "all" {

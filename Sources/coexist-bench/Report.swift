@@ -143,6 +143,22 @@ struct Report {
         )
     }
 
+    mutating func historyList(_ points: [HistoryListScenario.Point]) {
+        for point in points {
+            let seconds = Double(Int(point.seconds * 10)) / 10
+            rows.append(
+                (
+                    "history-list", "coexistctl history list --json, \(point.transactions) transactions",
+                    "\(seconds) s, peak RSS \(point.peakKilobytes / 1024) MiB"
+                )
+            )
+        }
+        let entries = points.map {
+            "{\"transactions\":\($0.transactions),\"seconds\":\(Double(Int($0.seconds * 10)) / 10),\"peakRSSKilobytes\":\($0.peakKilobytes)}"
+        }
+        fields.append("\"historyList\":[" + entries.joined(separator: ",") + "]")
+    }
+
     mutating func idle(_ result: IdleScenario.Result) {
         let perSecond = Double(Int(result.cpuNanosecondsPerSecond / 1_000)) / 1_000
         rows.append(

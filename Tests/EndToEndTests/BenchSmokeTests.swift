@@ -39,6 +39,11 @@ import Testing
         var latency: [String: Latency]?
         var writeOverhead: [String: Overhead]?
         var idle: Idle?
+        var historyList: [HistoryList]?
+        struct HistoryList: Decodable {
+            var transactions: Int
+            var peakRSSKilobytes: Int
+        }
     }
 
     private func summary(_ arguments: [String]) throws -> Summary {
@@ -71,6 +76,13 @@ import Testing
             #expect(fanOut.stalled == "lagged")
             #expect(fanOut.delivery.n == live * 20 && fanOut.delivery.p50 > 0)
         }
+    }
+
+    /// The history listing runs over two sizes and reports both (it exits 0 only when the listing did).
+    @Test func historyListReportsBothSizes() throws {
+        let points = try #require(try summary(["history-list", "--history", "3000"]).historyList)
+        #expect(points.map(\.transactions) == [300, 3_000])
+        #expect(points.allSatisfy { $0.peakRSSKilobytes > 0 })
     }
 
     @Test func writeOverheadAndIdleReport() throws {
