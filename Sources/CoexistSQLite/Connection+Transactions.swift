@@ -1,3 +1,7 @@
+#if canImport(Glibc)
+internal import Glibc
+#endif
+
 /// Transactions and savepoints (https://www.sqlite.org/lang_transaction.html).
 extension Connection {
     /// Runs `body` in a `BEGIN IMMEDIATE` transaction and commits it; rolls back if `body` or the commit throws.
@@ -38,6 +42,9 @@ extension Connection {
         do {
             let result = try body()
             try execute("COMMIT")
+            var now = timespec()
+            clock_gettime(CLOCK_MONOTONIC, &now)
+            lastCommitTime = Int64(now.tv_sec) * 1_000_000_000 + Int64(now.tv_nsec)
             return result
         } catch {
             if !isAutocommit { try? execute("ROLLBACK") }

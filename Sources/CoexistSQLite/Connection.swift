@@ -23,6 +23,9 @@ public final class Connection {
     private var statementCache: [String: Statement] = [:]
     /// See ``schemaDependent(_:_:)``.
     var schemaMemo: [String: (version: Int64, value: Any)] = [:]
+    /// `CLOCK_MONOTONIC` nanoseconds when this connection's last `COMMIT` (through ``write(_:)``) returned;
+    /// 0 before any. A latency measured from a commit starts here, not after the caller's own work.
+    public internal(set) var lastCommitTime: Int64 = 0
 
     /// Opens (or creates) the database at `path`.
     ///

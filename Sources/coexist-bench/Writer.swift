@@ -39,7 +39,7 @@ enum Writer {
                         _ = try save.insert("Task", values)
                     }
                 }
-                commits.append((result.token ?? 0, Measure.now()))
+                commits.append((result.token ?? 0, store.connection.lastCommitTime))
                 try checkpointLikeAnApp(store.connection)
             }
         } else {
@@ -52,7 +52,7 @@ enum Writer {
                 let result = try store.save(metadata) { save in
                     for _ in 0..<rows { _ = try save.insert("Task", row(index)) }
                 }
-                commits.append((result.token ?? 0, Measure.now()))
+                commits.append((result.token ?? 0, legacy.connection.lastCommitTime))
                 try checkpointLikeAnApp(legacy.connection)
             }
         }

@@ -15,7 +15,8 @@ enum HistoryCommand: Subcommand {
                coexistctl history show STORE TOKEN [--model PATH] [--json]
                coexistctl history stats STORE [--days N] [--json]
                coexistctl history replay STORE --from TOKEN [--to TOKEN]
-                                         (--events [--values] [--mirrors] | --into legacy|new [--dry-run]) [--json]
+                                         (--events [--values] [--mirrors] | --into legacy|new [--dry-run]
+                                          | --to-store OTHER) [--json]
                coexistctl history export STORE [--since TOKEN] [--until TOKEN] [--output FILE]
                coexistctl history import FILE --into STORE
                coexistctl history prune STORE (--before TOKEN|TIME | --older-than AGE) [--dry-run] [--yes]
@@ -35,6 +36,10 @@ enum HistoryCommand: Subcommand {
                SIDE through the mirror code, recorded as the bridge's own transaction (a repair after a
                divergence, a restored backup or a hand edit); again, it writes nothing. Refused (exit 75)
                while a coexistd serves the file; --dry-run lists the objects that differ and writes nothing
+               --to-store OTHER: replays the range's Core Data transactions, in token order, into OTHER, a
+               copy of the store taken earlier (objects keep their Z_PK), one save each with the same
+               author; values are the store's as of now (the history holds none); exit 1 when a change
+               could not be applied (each named)
         export the transactions as NDJSON, one per line with its changes (tombstone values, and the raw
                columns an import needs), to standard output or a new FILE; read-only
         import an export into the history of STORE, a scratch store of the same model (coexistctl
@@ -71,7 +76,7 @@ enum HistoryCommand: Subcommand {
             flags: ["json", "ignore-consumers", "dry-run", "yes", "events", "values", "mirrors"],
             options: [
                 "since", "until", "after", "before", "author", "entity", "type", "side", "limit", "model", "older-than",
-                "days", "from", "to", "into", "database", "config", "output",
+                "days", "from", "to", "into", "database", "config", "output", "to-store",
             ]
         )
         guard let verb = parsed.positionals.first else {
@@ -125,17 +130,19 @@ enum HistoryCommand: Subcommand {
         case "replay":
             _ = try parsed.positionals(min: 1, max: 2)
             let replay = try HistoryReplay(parsed, target: StoreTarget(parsed, position: 1))
-            switch (parsed.flag("events"), parsed.option("into")) {
-            case (true, nil):
+            switch (parsed.flag("events"), parsed.option("into"), parsed.option("to-store")) {
+            case (false, nil, let other?):
+                return try replay.toStore(other, json: parsed.flag("json"))
+            case (true, nil, nil):
                 try replay.events(values: parsed.flag("values"), mirrors: parsed.flag("mirrors"))
                 return .success
-            case (false, let into?):
+            case (false, let into?, nil):
                 guard let side = Side(rawValue: into) else {
                     throw ArgumentParser.UsageError("--into is legacy or new, not \"\(into)\"")
                 }
                 return try replay.into(side, dryRun: parsed.flag("dry-run"), json: parsed.flag("json"))
             default:
-                throw ArgumentParser.UsageError("replay needs one of --events and --into SIDE")
+                throw ArgumentParser.UsageError("replay needs one of --events, --into SIDE and --to-store OTHER")
             }
         default:
             throw ArgumentParser.UsageError(

@@ -5,6 +5,7 @@ import CoexistLegacyStore
 import CoexistModel
 import CoexistRuntime
 import CoexistSQLite
+import Glibc
 
 /// `coexistctl history replay STORE --from T [--to T] (--events [--values] | --into SIDE [--dry-run])`.
 ///
@@ -106,6 +107,45 @@ struct HistoryReplay {
             )
         }
         return .success
+    }
+
+    /// Replays the range's legacy transactions into the store at `other` (``StoreReplay``), under the
+    /// daemon's lock on that file; the source is only read.
+    func toStore(_ other: String, json: Bool) throws -> ExitCode {
+        let source = try LegacyStore(path: target.database)
+        guard
+            realpath(other, nil).map({ String(cString: $0) })
+                != realpath(target.database, nil).map({ String(cString: $0) })
+        else { throw ArgumentParser.UsageError("--to-store names the store the range is read from") }
+        let identity = try DatabaseFileIdentity(path: other)
+        try identity.serveExclusively()
+        let destination = try LegacyStore(path: other, options: OpenOptions())
+        let progress = ProgressLine()
+        let result = try StoreReplay(source: source, target: destination).run(after: from - 1, through: to) { token in
+            progress.update("replayed through token \(token)")
+        }
+        progress.finish()
+        for line in result.skipped { StandardStreams.error("coexistctl history: skipped: \(line)") }
+        if json {
+            StandardStreams.out(
+                try JSONOutput.encode(
+                    Replayed(transactions: result.transactions, changes: result.changes, skipped: result.skipped),
+                    pretty: false
+                )
+            )
+        } else {
+            StandardStreams.out(
+                "replayed \(result.transactions) transactions (\(result.changes) changes) into \(other)"
+                    + (result.skipped.isEmpty ? "" : "; \(result.skipped.count) changes skipped")
+            )
+        }
+        return result.skipped.isEmpty ? .success : .failure
+    }
+
+    struct Replayed: Encodable {
+        var transactions: Int
+        var changes: Int
+        var skipped: [String]
     }
 
     struct Plan: Encodable {

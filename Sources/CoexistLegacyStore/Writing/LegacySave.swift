@@ -54,7 +54,19 @@ public final class LegacySave {
         try atomically { try insertNow(entityName, values) }
     }
 
-    func insertNow(_ entityName: String, _ values: [String: AttributeValue] = [:]) throws -> ObjectID {
+    /// Inserts an object with the given `Z_PK` (a replay into a copy of the store keeps the objects' keys);
+    /// fails when a key at or after `pk` is already in use in its table.
+    public func insert(_ entityName: String, _ values: [String: AttributeValue], pk: Int64) throws -> ObjectID {
+        try atomically { try insertNow(entityName, values, pk: pk) }
+    }
+
+    func insertNow(
+        _ entityName: String,
+        _ values: [String: AttributeValue] = [:],
+        pk chosen: Int64? = nil
+    ) throws
+        -> ObjectID
+    {
         guard let entity = model.entity(named: entityName), let mapping = schema.entities[entityName] else {
             throw LegacyStoreError.modelMismatch(path: store.path, detail: "no entity named \(entityName)")
         }
@@ -68,7 +80,13 @@ public final class LegacySave {
         guard let rootNumber = schema.entities[root.name]?.number else {
             throw LegacyStoreError.modelMismatch(path: store.path, detail: "no Z_PRIMARYKEY row for \(root.name)")
         }
-        let pk = try keys.allocate(entity: rootNumber, table: mapping.table)
+        let pk: Int64
+        if let chosen {
+            try keys.take(chosen, entity: rootNumber, table: mapping.table)
+            pk = chosen
+        } else {
+            pk = try keys.allocate(entity: rootNumber, table: mapping.table)
+        }
         let id = ObjectID(entity: entityName, pk: pk)
         let attributes = model.allAttributes(of: entity).filter { !$0.isTransient }
         for name in values.keys where !attributes.contains(where: { $0.name == name }) {
