@@ -43,6 +43,8 @@ public struct Verifier {
 
     let engine: SyncEngine
     let limit: Int
+    /// Told the number of objects compared so far, every 1,000 (a progress line).
+    public var progress: (Int) -> Void = { _ in }
 
     /// A verifier over the bridge's stores, listing at most `limit` differences.
     public init(engine: SyncEngine, limit: Int = 1_000) {
@@ -70,6 +72,7 @@ public struct Verifier {
             for root in model.entities where root.superentity == nil {
                 try engine.legacy.forEachObject(of: root.name) { object in
                     legacyCount += 1
+                    if legacyCount % 1_000 == 0 { progress(legacyCount) }
                     current = ObjectPair(legacy: object.id, new: nil)
                     let rootName = root.name
                     let recorded = try engine.identities.recordedID(root: rootName, pk: object.id.pk)

@@ -64,22 +64,9 @@ public struct JSONAttributeValue: Encodable, Sendable {
     /// Wraps a value.
     public init(_ value: AttributeValue) { self.value = value }
 
-    /// Encodes the value.
+    /// Encodes the value (as ``HistoryArchive/Scalar``: the one JSON form of a value).
     public func encode(to encoder: any Encoder) throws {
-        var container = encoder.singleValueContainer()
-        switch value {
-        case .null: try container.encodeNil()
-        case .integer(let number): try container.encode(number)
-        case .boolean(let flag): try container.encode(flag)
-        case .double(let number):
-            if number.isFinite { try container.encode(number) } else { try container.encode(String(number)) }
-        case .decimal(let text): try container.encode(text)
-        case .date(let seconds): try container.encode(ReferenceDate.iso8601(secondsSince2001: seconds))
-        case .string(let text), .uri(let text): try container.encode(text)
-        case .uuid: try container.encode(value.uuidString ?? "")
-        case .binary(let bytes), .transformable(let bytes), .externalReference(let bytes):
-            try container.encode(Base64.encode(bytes))
-        }
+        try HistoryArchive.Scalar(value).encode(to: encoder)
     }
 }
 

@@ -107,7 +107,11 @@ enum VerifyCommand: Subcommand {
 
     /// The comparison on a read-only connection (nothing is created in the store).
     static func readOnlyReport(_ target: StoreTarget, limit: Int) throws -> Verifier.Report {
-        try Verifier(engine: readOnlyEngine(target), limit: limit).run()
+        var verifier = Verifier(engine: try readOnlyEngine(target), limit: limit)
+        let line = ProgressLine()
+        verifier.progress = { count in line.update("compared \(count) objects") }
+        defer { line.finish() }
+        return try verifier.run()
     }
 
     /// The bridge's view of a store it has run on, on a read-only connection; one line (exit 1) for a store

@@ -33,6 +33,26 @@ struct EventFixture {
         }.token ?? 0
     }
 
+    /// Subscribes durable consumer `name` from the start, reads its backlog and acknowledges `token`.
+    func durableConsumer(_ name: String, acking token: Int64) throws -> SocketClient {
+        let consumer = try client()
+        consumer.send(#"{"op":"subscribe","name":"\#(name)","since":0}"# + "\n")
+        _ = try collect(consumer) { $0["type"] as? String == "end_of_backlog" }
+        consumer.send(#"{"op":"ack","token":\#(token)}"# + "\n")
+        _ = try collect(consumer) { $0["type"] as? String == "acked" }
+        return consumer
+    }
+
+    /// Waits (up to 4 s) until coexistd reports no lag: everything committed is mirrored.
+    func waitUntilCaughtUp() throws {
+        let status = try client()
+        for _ in 0..<200 {
+            if (try status.request(#"{"op":"status"}"#)["lag"] as? Int) == 0 { return }
+            usleep(20_000)
+        }
+        Issue.record("coexistd did not catch up")
+    }
+
     /// Reads messages until `stop` says so or `timeout` passes.
     func collect(
         _ client: SocketClient,
@@ -203,17 +223,8 @@ struct EventFixture {
         let fixture = try EventFixture()
         var tokens: [Int64] = []
         for index in 0..<10 { tokens.append(try fixture.legacyInsert("t\(index)")) }
-        let consumer = try fixture.client()
-        consumer.send(#"{"op":"subscribe","name":"reports","since":0}"# + "\n")
-        _ = try fixture.collect(consumer) { $0["type"] as? String == "end_of_backlog" }
-        consumer.send(#"{"op":"ack","token":\#(tokens[2])}"# + "\n")
-        _ = try fixture.collect(consumer) { $0["type"] as? String == "acked" }
-        let status = try fixture.client()
-        var caughtUp = false
-        for _ in 0..<200 where !caughtUp {
-            caughtUp = (try status.request(#"{"op":"status"}"#)["lag"] as? Int) == 0
-            usleep(20_000)
-        }
+        _ = try fixture.durableConsumer("reports", acking: tokens[2])
+        try fixture.waitUntilCaughtUp()
         let prune = try ProductProcess.run(
             "coexistctl",
             ["history", "prune", fixture.shared.legacy.path, "--before", "\(tokens[8])"]

@@ -89,6 +89,37 @@ import Testing
         #expect(Self.files(path) == before, "a reading command changed the store")
     }
 
+    /// On a terminal, `prune` asks before deleting: "n" deletes nothing (exit 1), "y" prunes.
+    @Test func pruneAsksOnATerminal() throws {
+        let directory = try TemporaryDirectory()
+        let path = try directory.copy(Fixtures.photos)
+        let script = Fixtures.repository + "/Tests/EndToEndTests/Python/on_a_terminal.py"
+        let coexistctl = ProductProcess.productsDirectory + "/coexistctl"
+        func prune(answering answer: String) throws -> (status: Int, output: String) {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+            process.arguments = ["python3", script, answer, coexistctl, "history", "prune", path, "--before", "100"]
+            let output = Pipe()
+            process.standardOutput = output
+            try process.run()
+            let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            process.waitUntilExit()
+            let lines = text.split(separator: "\n", maxSplits: 1)
+            return (Int(lines.first.map(String.init) ?? "") ?? -1, lines.count > 1 ? String(lines[1]) : "")
+        }
+        func oldest() throws -> Int64 {
+            try Connection(path: path, options: .readOnly).scalar("SELECT min(Z_PK) FROM ATRANSACTION").integerValue
+                ?? 0
+        }
+        let first = try oldest()
+        let declined = try prune(answering: "n")
+        #expect(declined.status == 1 && declined.output.contains("nothing deleted"), "\(declined)")
+        #expect(try oldest() == first)
+        let accepted = try prune(answering: "y")
+        #expect(accepted.status == 0 && accepted.output.contains("oldest token now 100"), "\(accepted)")
+        #expect(try oldest() == 100)
+    }
+
     /// Bad filter values are usage errors naming what is wrong.
     @Test func badFiltersAreUsageErrors() throws {
         let directory = try TemporaryDirectory()
@@ -112,17 +143,8 @@ import Testing
         let path = fixture.shared.legacy.path
         var tokens: [Int64] = []
         for index in 0..<10 { tokens.append(try fixture.legacyInsert("t\(index)")) }
-        let consumer = try fixture.client()
-        consumer.send(#"{"op":"subscribe","name":"reports","since":0}"# + "\n")
-        _ = try fixture.collect(consumer) { $0["type"] as? String == "end_of_backlog" }
-        consumer.send(#"{"op":"ack","token":\#(tokens[2])}"# + "\n")
-        _ = try fixture.collect(consumer) { $0["type"] as? String == "acked" }
-        let status = try fixture.client()
-        var caughtUp = false
-        for _ in 0..<200 where !caughtUp {
-            caughtUp = (try status.request(#"{"op":"status"}"#)["lag"] as? Int) == 0
-            if !caughtUp { usleep(20_000) }
-        }
+        _ = try fixture.durableConsumer("reports", acking: tokens[2])
+        try fixture.waitUntilCaughtUp()
         let dry = try ProductProcess.run(
             "coexistctl",
             ["history", "prune", path, "--before", "\(tokens[8])", "--dry-run", "--json"]

@@ -135,12 +135,7 @@ import Testing
         let fixture = try EventFixture()
         var tokens: [Int64] = []
         for index in 0..<6 { tokens.append(try fixture.legacyInsert("e\(index)")) }
-        let client = try fixture.client()
-        var caughtUp = false
-        for _ in 0..<200 where !caughtUp {
-            caughtUp = (try client.request(#"{"op":"status"}"#)["lag"] as? Int) == 0
-            if !caughtUp { usleep(20_000) }
-        }
+        try fixture.waitUntilCaughtUp()
         let range = (tokens[1], tokens[4])
         let subscriber = try fixture.client()
         subscriber.send(#"{"op":"subscribe","since":\#(range.0 - 1)}"# + "\n")
