@@ -95,7 +95,11 @@ extension SyncEngine {
 
     /// The objects the transactions in (`after`, `through`] touched, on either side, each as a pair of its
     /// two identities where the identity map knows both (`history replay --into`); read a page at a time.
-    public func objects(touchedAfter after: Int64, through: Int64) throws -> [Verifier.ObjectPair] {
+    public func objects(
+        touchedAfter after: Int64,
+        through: Int64,
+        progress: (Int64) -> Void = { _ in }
+    ) throws -> [Verifier.ObjectPair] {
         var pairs: [Verifier.ObjectPair] = []
         var seen: Set<Verifier.ObjectPair> = []
         var filter = HistoryFilter()
@@ -123,6 +127,7 @@ extension SyncEngine {
                 if seen.insert(pair).inserted { pairs.append(pair) }
             }
             filter.since = last.token
+            progress(last.token)
         }
         return pairs
     }

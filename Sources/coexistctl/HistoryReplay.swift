@@ -35,13 +35,17 @@ struct HistoryReplay {
         let engine = try VerifyCommand.readOnlyEngine(target)
         let source = try EventSource(engine: engine)
         var position = from - 1
+        var (transactions, events) = (0, 0)
+        defer { StandardStreams.error("replayed \(events) events of \(transactions) transactions") }
         while position < to {
             let page = try source.transactions(after: position, through: to, limit: 64)
             guard let last = page.last else { return }
+            transactions += page.count
             var text = ""
             for transaction in page {
                 // As the server's default subscription: the bridge's own mirrors only when asked for.
                 for event in try source.events(transaction, values: values) where mirrors || !event.isMirror {
+                    events += 1
                     text += String(
                         decoding: (values ? event.withValues ?? event.plain : event.plain).array,
                         as: UTF8.self
@@ -84,7 +88,11 @@ struct HistoryReplay {
             return .success
         }
         let writer = try BridgeWriter(target)
-        let pairs = try writer.engine.objects(touchedAfter: from - 1, through: to)
+        let line = ProgressLine()
+        let pairs = try writer.engine.objects(touchedAfter: from - 1, through: to) { token in
+            line.update("reading the range: token \(token)")
+        }
+        line.finish()
         let result = try writer.engine.repair(pairs, from: source)
         if json {
             StandardStreams.out(

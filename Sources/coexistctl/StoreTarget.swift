@@ -49,7 +49,8 @@ struct BridgeWriter {
     let engine: SyncEngine
 
     /// With `bootstrap`, a store the bridge never ran on gets what coexistd's first start gives it: the
-    /// new schema, the bridge's tables and the initial sync (progress on a terminal).
+    /// new schema, the bridge's tables and the initial sync (progress on a terminal); an interrupted initial
+    /// sync is finished in any case, as coexistd would on its start.
     init(_ target: StoreTarget, bootstrap: Bool = false) throws {
         let probe = try LegacyStore(path: target.database)
         guard try bootstrap || probe.connection.tableExists("coexist_bridge") else {
@@ -67,16 +68,16 @@ struct BridgeWriter {
             configuration: target.bridge
         )
         engine.report = { StandardStreams.error("coexistctl: \($0)") }
-        if bootstrap {
-            let line = ProgressLine()
-            if try engine.initialSyncIfNeeded(progress: { progress in
-                line.update(
-                    "initial sync \(progress.direction) (\(progress.phase)): \(progress.entity) \(progress.done) of \(progress.total)"
-                )
-            }) {
-                line.finish()
-                StandardStreams.error("coexistctl: initial sync of \(target.database) done")
-            }
+        // As coexistd's start: a first (bootstrap) or interrupted initial sync is carried through before
+        // anything else is written.
+        let line = ProgressLine()
+        if try engine.initialSyncIfNeeded(progress: { progress in
+            line.update(
+                "initial sync \(progress.direction) (\(progress.phase)): \(progress.entity) \(progress.done) of \(progress.total)"
+            )
+        }) {
+            line.finish()
+            StandardStreams.error("coexistctl: initial sync of \(target.database) done")
         }
     }
 }
