@@ -8,18 +8,24 @@ enum SchemaCommand: Subcommand {
     static let summary = "print the new schema derived from a model: tables, columns, encodings"
     static let usage = """
         usage: coexistctl schema --model PATH [--json] [--sql]
+               coexistctl schema --model M.xcdatamodeld --versions [--json]
 
         Prints how each entity maps to a table of the new schema and each property to a column, with its
         encoding; --sql prints the CREATE statements instead; --json prints one object with both.
+        --versions lists the versions of an .xcdatamodeld in order and what changes from each to the next:
+        entities, attributes and relationships added, removed, renamed (renaming identifiers), type,
+        optionality, default, delete-rule, hierarchy and uniqueness changes; whether Core Data could infer
+        the migration (lightweight) or it needs a mapping model, and why.
 
           --model PATH   an .xcdatamodeld folder (its current version), an .xcdatamodel folder or a
                          contents file
         """
 
     static func run(_ arguments: [String]) throws -> ExitCode {
-        let parsed = try ArgumentParser(arguments, flags: ["json", "sql"], options: ["model"])
+        let parsed = try ArgumentParser(arguments, flags: ["json", "sql", "versions"], options: ["model"])
         _ = try parsed.positionals(min: 0, max: 0)
         guard let modelPath = parsed.option("model") else { throw ArgumentParser.UsageError("--model is required") }
+        if parsed.flag("versions") { return try versions(modelPath, json: parsed.flag("json")) }
         let schema = try NewSchema(model: XCDataModelReader.read(path: modelPath))
         let report = SchemaReport(schema)
         if parsed.flag("json") {
@@ -30,5 +36,62 @@ enum SchemaCommand: Subcommand {
             StandardStreams.out(report.text)
         }
         return .success
+    }
+
+    /// The versions of an `.xcdatamodeld` in order, and what changes from each to the next: whether Core
+    /// Data could infer the migration (lightweight) and, when not, why.
+    static func versions(_ path: String, json: Bool) throws -> ExitCode {
+        guard path.hasSuffix(".xcdatamodeld") || path.hasSuffix(".xcdatamodeld/") else {
+            throw ArgumentParser.UsageError("--versions needs an .xcdatamodeld folder, not \"\(path)\"")
+        }
+        let versions = try XCDataModelReader.readVersions(path: path)
+        var steps: [Step] = []
+        for (from, to) in zip(versions, versions.dropFirst()) {
+            let changes = ModelChanges(from: from.model, to: to.model)
+            steps.append(
+                Step(
+                    from: from.name,
+                    to: to.name,
+                    lightweight: changes.isLightweight,
+                    changes: changes.changes.map(\.description),
+                    reasons: changes.reasons
+                )
+            )
+        }
+        let report = Versions(
+            versions: versions.map(\.name),
+            current: versions.first(where: \.isCurrent)?.name,
+            steps: steps
+        )
+        if json {
+            StandardStreams.out(try JSONOutput.encode(report))
+            return .success
+        }
+        var lines = [
+            "versions: " + versions.map { $0.isCurrent ? $0.name + " (current)" : $0.name }.joined(separator: ", ")
+        ]
+        for step in steps {
+            lines.append(
+                "\(step.from) → \(step.to): " + (step.lightweight ? "lightweight (inferred)" : "needs a mapping model")
+            )
+            lines += step.changes.map { "  " + $0 }
+            lines += step.reasons.map { "  not inferable: " + $0 }
+        }
+        StandardStreams.out(lines.joined(separator: "\n"))
+        return .success
+    }
+
+    struct Versions: Encodable {
+        var versions: [String]
+        var current: String?
+        var steps: [Step]
+    }
+
+    struct Step: Encodable {
+        var from: String
+        var to: String
+        var lightweight: Bool
+        var changes: [String]
+        var reasons: [String]
     }
 }

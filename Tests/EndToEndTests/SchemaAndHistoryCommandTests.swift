@@ -19,6 +19,31 @@ import Testing
         #expect(try ProductProcess.run("coexistctl", ["schema"]).status == 64)
     }
 
+    /// `schema --versions`: each step of Moody's six versions, and the verdict.
+    @Test func schemaVersionsListsTheSteps() throws {
+        let text = try ProductProcess.run(
+            "coexistctl",
+            ["schema", "--model", Fixtures.moodyXcdatamodeld, "--versions"]
+        )
+        #expect(text.status == 0, "\(text.stderr)")
+        #expect(text.stdout.contains("versions: Moody, Moody 2, Moody 3, Moody 4, Moody 5, Moody 6 (current)"))
+        #expect(text.stdout.contains("Moody → Moody 2: lightweight (inferred)\n"), "\(text.stdout)")
+        #expect(text.stdout.contains("  Mood.remoteIdentifier renamed to remoteID"))
+        let json = try ProductProcess.run(
+            "coexistctl",
+            ["schema", "--model", Fixtures.demoModel, "--versions", "--json"]
+        )
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
+        let steps = try #require(object["steps"] as? [[String: Any]])
+        #expect(steps.count == 1 && steps[0]["lightweight"] as? Bool == true, "\(steps)")
+        #expect(
+            (steps[0]["changes"] as? [String])?.contains("Task.priority added (non-optional, with a default)") == true
+        )
+        let single = Fixtures.demoModel + "/TaskModel.xcdatamodel"
+        let refused = try ProductProcess.run("coexistctl", ["schema", "--model", single, "--versions"])
+        #expect(refused.status == 64 && refused.stderr.contains(".xcdatamodeld"), "\(refused.stderr)")
+    }
+
     @Test func historyShowsBothSides() throws {
         let directory = try TemporaryDirectory()
         let shared = try SharedStore.create(in: directory)
