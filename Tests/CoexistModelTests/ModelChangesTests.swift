@@ -1,4 +1,5 @@
 import CoexistModel
+import Foundation
 import TestSupport
 import Testing
 
@@ -120,5 +121,31 @@ import Testing
             Entity(name: "Task", attributes: [Attribute(name: "title", type: .string, defaultValue: .string(""))])
         ])
         #expect(ModelChanges(from: source, to: withDefault).isLightweight)
+    }
+}
+
+/// Versions come in the order their numbers say: `M 2` before `M 10`.
+@Suite struct VersionOrderTests {
+    @Test func numbersSortAsNumbers() throws {
+        let directory = try TemporaryDirectory()
+        let folder = directory.file("M.xcdatamodeld")
+        let contents = try #require(
+            FileManager.default.contents(atPath: Fixtures.demoModel + "/TaskModel.xcdatamodel/contents")
+        )
+        for name in ["M 10", "M", "M 2", "M 9"] {
+            try FileManager.default.createDirectory(
+                atPath: folder + "/\(name).xcdatamodel",
+                withIntermediateDirectories: true
+            )
+            #expect(
+                FileManager.default.createFile(atPath: folder + "/\(name).xcdatamodel/contents", contents: contents)
+            )
+        }
+        let plist =
+            #"<?xml version="1.0" encoding="UTF-8"?><plist version="1.0"><dict><key>_XCCurrentVersionName</key><string>M 10.xcdatamodel</string></dict></plist>"#
+        #expect(FileManager.default.createFile(atPath: folder + "/.xccurrentversion", contents: Data(plist.utf8)))
+        let versions = try XCDataModelReader.readVersions(path: folder)
+        #expect(versions.map(\.name) == ["M", "M 2", "M 9", "M 10"])
+        #expect(versions.last?.isCurrent == true)
     }
 }

@@ -28,7 +28,8 @@ public enum XCDataModelReader {
         return try readContents(trimmed)
     }
 
-    /// Reads every version in an `.xcdatamodeld` folder, sorted by name, marking the current one.
+    /// Reads every version in an `.xcdatamodeld` folder, sorted by name with numbers compared as numbers
+    /// (`Moody`, `Moody 2`, …, `Moody 10`), marking the current one.
     public static func readVersions(path: String) throws(ModelError) -> [Version] {
         let folder = trimmingSlashes(path)
         let current = try currentVersionName(of: folder)
@@ -38,7 +39,35 @@ public enum XCDataModelReader {
             let model = try readContents(folder + "/" + entry + "/contents")
             versions.append(Version(name: name, model: model, isCurrent: name == current))
         }
-        return versions.sorted { $0.name.utf8.lexicographicallyPrecedes($1.name.utf8) }
+        return versions.sorted { naturallyPrecedes($0.name, $1.name) }
+    }
+
+    /// Whether `a` sorts before `b` when runs of ASCII digits compare by value (`Model 2` < `Model 10`).
+    static func naturallyPrecedes(_ a: String, _ b: String) -> Bool {
+        func runs(_ text: String) -> [(digits: Bool, text: Substring)] {
+            var result: [(Bool, Substring)] = []
+            var start = text.startIndex
+            while start < text.endIndex {
+                let isDigit = text[start].isASCII && text[start].isNumber
+                var end = text.index(after: start)
+                while end < text.endIndex, (text[end].isASCII && text[end].isNumber) == isDigit {
+                    end = text.index(after: end)
+                }
+                result.append((isDigit, text[start..<end]))
+                start = end
+            }
+            return result
+        }
+        for (x, y) in zip(runs(a), runs(b)) where x.text != y.text {
+            if x.digits && y.digits {
+                let (p, q) = (x.text.drop { $0 == "0" }, y.text.drop { $0 == "0" })
+                if p.count != q.count { return p.count < q.count }
+                if p != q { return p.utf8.lexicographicallyPrecedes(q.utf8) }
+                return x.text.count < y.text.count
+            }
+            return x.text.utf8.lexicographicallyPrecedes(y.text.utf8)
+        }
+        return a.utf8.count < b.utf8.count || (a.utf8.count == b.utf8.count && a.utf8.lexicographicallyPrecedes(b.utf8))
     }
 
     /// The current version's name (without `.xcdatamodel`) from the folder's `.xccurrentversion` plist.
