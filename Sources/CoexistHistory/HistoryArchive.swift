@@ -100,7 +100,7 @@ public enum HistoryArchive {
     }
 
     /// A raw SQLite value, typed: `{"integer":1}`, `{"real":1.5}`, `{"text":"a"}`, `{"blob":"base64"}` or
-    /// `null`.
+    /// `null`. A delete's trailing nulls (the `ZTOMBSTONEn` columns it did not use) are left out.
     public enum Value: Codable, Sendable, Equatable {
         case null
         case integer(Int64)
@@ -115,6 +115,45 @@ public enum HistoryArchive {
             case .real(let number): self = .real(number)
             case .text(let text): self = .text(text)
             case .blob(let bytes): self = .blob(Base64.encode(bytes))
+            }
+        }
+
+        enum CodingKeys: String, CodingKey { case integer, real, text, blob }
+
+        public init(from decoder: any Decoder) throws {
+            if try decoder.singleValueContainer().decodeNil() {
+                self = .null
+                return
+            }
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            if let number = try container.decodeIfPresent(Int64.self, forKey: .integer) {
+                self = .integer(number)
+            } else if let number = try container.decodeIfPresent(Double.self, forKey: .real) {
+                self = .real(number)
+            } else if let text = try container.decodeIfPresent(String.self, forKey: .text) {
+                self = .text(text)
+            } else if let text = try container.decodeIfPresent(String.self, forKey: .blob) {
+                self = .blob(text)
+            } else {
+                throw DecodingError.dataCorrupted(
+                    DecodingError.Context(codingPath: decoder.codingPath, debugDescription: "not a typed SQLite value")
+                )
+            }
+        }
+
+        public func encode(to encoder: any Encoder) throws {
+            if case .null = self {
+                var container = encoder.singleValueContainer()
+                try container.encodeNil()
+                return
+            }
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            switch self {
+            case .null: break
+            case .integer(let number): try container.encode(number, forKey: .integer)
+            case .real(let number): try container.encode(number, forKey: .real)
+            case .text(let text): try container.encode(text, forKey: .text)
+            case .blob(let text): try container.encode(text, forKey: .blob)
             }
         }
 
@@ -163,7 +202,11 @@ public enum HistoryArchive {
                 "SELECT Z_PK, \(list) FROM ACHANGE WHERE ZTRANSACTIONID BETWEEN ? AND ? AND ZCHANGETYPE = 2",
                 [.integer(first), .integer(last)]
             ) { row in
-                rawTombstones[row[0].integerValue ?? 0] = tombstones.indices.map { Value(row[1 + $0]) }
+                // Trailing nulls are the columns this delete did not use: left out, so that the same history
+                // exports the same whatever number of ZTOMBSTONEn columns its store has grown.
+                var values = tombstones.indices.map { Value(row[1 + $0]) }
+                while values.last == .null { values.removeLast() }
+                rawTombstones[row[0].integerValue ?? 0] = values
             }
         }
         var stored: [Int64: (String?, String?)] = [:]
@@ -268,12 +311,28 @@ public enum HistoryArchive {
             }
         }
 
+        /// At most this many `ZTOMBSTONEn` values in one change (a model has as many as its attributes
+        /// preserved after deletion; an import never grows `ACHANGE` past this).
+        public static let maximumTombstones = 128
+
         /// Writes the new `Z_MAX` values; call before the transaction commits.
         public func finish() throws { try keys.flush() }
 
         private mutating func writeLegacy(_ change: Change, type: ChangeType, token: Int64, line: Int) throws {
-            guard let number = change.entity.flatMap({ entityNumbers[$0] }) ?? change.entityNumber, let pk = change.pk
-            else { throw ImportError(line: line, reason: "a legacy change without entity or pk") }
+            guard let entity = change.entity else {
+                throw ImportError(
+                    line: line,
+                    reason:
+                        "a change of entity number \(change.entityNumber.map(String.init) ?? "?") that the exporting store's model did not name: it cannot be mapped"
+                )
+            }
+            guard let number = entityNumbers[entity] else {
+                throw ImportError(
+                    line: line,
+                    reason: "entity \(entity) is not in the store imported into (another model?)"
+                )
+            }
+            guard let pk = change.pk else { throw ImportError(line: line, reason: "a legacy change without pk") }
             let columns = try change.columns.map { text -> [UInt8] in
                 guard let bytes = Base64.decode(text) else {
                     throw ImportError(line: line, reason: "columns are not base64")
@@ -285,6 +344,12 @@ public enum HistoryArchive {
                     throw ImportError(line: line, reason: "a tombstone blob is not base64")
                 }
                 return raw
+            }
+            guard tombstones.count <= Self.maximumTombstones else {
+                throw ImportError(
+                    line: line,
+                    reason: "\(tombstones.count) tombstone values (at most \(Self.maximumTombstones))"
+                )
             }
             if tombstones.count > tombstoneCount {
                 tombstoneCount = try HistoryTables.ensure(connection, tombstones: tombstones.count)

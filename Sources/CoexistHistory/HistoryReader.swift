@@ -169,6 +169,11 @@ public struct HistoryReader {
         return try transactions(after: token - 1, limit: 1).first { $0.token == token }
     }
 
+    /// The first token after `token`, nil when there is none.
+    public func nextToken(after token: Int64) throws -> Int64? {
+        try connection.scalar("SELECT min(Z_PK) FROM ATRANSACTION WHERE Z_PK > ?", [.integer(token)]).integerValue
+    }
+
     /// The highest token, 0 for an empty history.
     public func lastToken() throws -> Int64 {
         try connection.scalar("SELECT max(Z_PK) FROM ATRANSACTION").integerValue ?? 0

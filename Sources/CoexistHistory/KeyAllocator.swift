@@ -15,12 +15,16 @@ public final class KeyAllocator {
     /// The next key for entity `number` (a root entity, or 16001–16003), whose rows live in `table`.
     public func allocate(entity number: Int, table: String) throws -> Int64 {
         let key = try peek(entity: number, table: table)
-        next[number] = key + 1
+        next[number] = try successor(of: key, table: table)
         return key
     }
 
-    /// Takes `key` itself for entity `number` (an imported row keeps its number); later keys come after
-    /// it. Throws when a key at or after `key` is already in use.
+    /// The largest key this allocator hands out or takes: far below `Int64.max`, so that a store whose
+    /// maximum was set near it by a hostile import still allocates by refusing, never by trapping.
+    public static let largestKey: Int64 = 1 << 62
+
+    /// Takes `key` itself for entity `number` (an imported transaction keeps its token); later keys come
+    /// after it. Throws when a key at or after `key` was already handed out (tokens only grow).
     public func take(_ key: Int64, entity number: Int, table: String) throws {
         let free = try peek(entity: number, table: table)
         guard key >= free else {
@@ -30,7 +34,35 @@ public final class KeyAllocator {
                 path: connection.path
             )
         }
-        next[number] = key + 1
+        next[number] = try successor(of: key, table: table)
+    }
+
+    /// Claims `key` for a row of entity `number` (a replayed object keeps its `Z_PK`): any key no row of
+    /// `table` holds, below the high-water mark too; later keys come after the highest claimed.
+    public func claim(_ key: Int64, entity number: Int, table: String) throws {
+        let free = try peek(entity: number, table: table)
+        guard key > 0,
+            try connection.scalar("SELECT 1 FROM \(SQLIdentifier.quoted(table)) WHERE Z_PK = ?", [.integer(key)])
+                == .null
+        else {
+            throw SQLiteError(
+                extendedCode: 1,
+                message: "\(table) already has a row with Z_PK \(key)",
+                path: connection.path
+            )
+        }
+        next[number] = max(free, try successor(of: key, table: table))
+    }
+
+    private func successor(of key: Int64, table: String) throws -> Int64 {
+        guard key >= 0, key < Self.largestKey else {
+            throw SQLiteError(
+                extendedCode: 1,
+                message: "\(table): key \(key) is out of range (at most \(Self.largestKey - 1))",
+                path: connection.path
+            )
+        }
+        return key + 1
     }
 
     /// The next free key, without taking it.
@@ -45,7 +77,7 @@ public final class KeyAllocator {
             )
         }
         let present = try connection.scalar("SELECT max(Z_PK) FROM \(SQLIdentifier.quoted(table))")
-        let key = max(recorded.integerValue ?? 0, present.integerValue ?? 0) + 1
+        let key = try successor(of: max(recorded.integerValue ?? 0, present.integerValue ?? 0), table: table)
         next[number] = key
         return key
     }

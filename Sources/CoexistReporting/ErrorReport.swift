@@ -62,6 +62,9 @@ public struct ErrorReport: Sendable {
         case let error as SystemError:
             message = error.description
             exitCode = Self.exitCode(error)
+        case let error as SyncEngine.RepairRefused:
+            message = error.description
+            exitCode = .temporaryFailure
         case let error as HistoryArchive.ImportError:
             message = error.description
             exitCode = .dataError

@@ -51,7 +51,7 @@ enum ConsumersCommand: Subcommand {
                     name: consumer.name,
                     acked: consumer.acked,
                     lastSeen: ReferenceDate.iso8601(secondsSince2001: consumer.updatedAt),
-                    resumable: oldest.map { consumer.acked >= $0 - 1 } ?? true
+                    resumable: oldest.map { $0 <= 0 || consumer.acked >= $0 - 1 } ?? true
                 )
             }
             if json {
@@ -113,13 +113,20 @@ enum ConsumersCommand: Subcommand {
         let last = try connection.scalar("SELECT max(Z_PK) FROM ATRANSACTION").integerValue ?? 0
         switch text {
         case nil: throw ArgumentParser.UsageError("reset needs --to TOKEN, oldest or latest")
-        case "oldest": return max(0, (oldest ?? last + 1) - 1)
+        case "oldest":
+            guard let oldest else { return last }  // no history kept: only what comes next
+            return oldest > 0 ? oldest - 1 : 0
         case "latest": return last
         case let text?:
             guard let token = Int64(text), token >= 0 else {
                 throw ArgumentParser.UsageError("--to takes a token, oldest or latest, not \"\(text)\"")
             }
-            if let oldest, token < oldest - 1 {
+            guard token <= last else {
+                throw ArgumentParser.UsageError(
+                    "--to \(token) is after the last token (\(last)): the consumer would skip what comes until then"
+                )
+            }
+            if let oldest, oldest > 0, token < oldest - 1 {
                 throw ArgumentParser.UsageError(
                     "the history after token \(token) was pruned (the oldest kept is \(oldest)): --to \(oldest - 1) or more"
                 )

@@ -30,10 +30,14 @@ enum HistoryArchiveCommands {
         filter.until = until
         var count = 0
         while true {
-            let page = try reader.transactions(matching: filter, limit: 256)
+            // Each page from one snapshot: a prune between its reads cannot leave a transaction half read.
+            let (page, archived) = try store.connection.read {
+                let page = try reader.transactions(matching: filter, limit: 256)
+                return (page, try HistoryArchive.archive(page, connection: store.connection))
+            }
             guard let last = page.last else { break }
             var bytes: [UInt8] = []
-            for transaction in try HistoryArchive.archive(page, connection: store.connection) {
+            for transaction in archived {
                 bytes += try encoder.encode(transaction)
                 bytes.append(UInt8(ascii: "\n"))
             }
@@ -50,7 +54,21 @@ enum HistoryArchiveCommands {
     /// Imports the NDJSON file `input` into the history of `path` (a Core Data store of the same model, its
     /// history empty or older than the file's tokens), in one transaction, under the daemon's lock.
     static func `import`(_ input: String, into path: String) throws -> ExitCode {
+        guard access(input, R_OK) == 0 else {
+            throw SystemError(call: "open", code: errno, subject: input, detail: "cannot read the import")
+        }
         let probe = try LegacyStore(path: path)
+        guard probe.hasHistory else {
+            throw LegacyStoreError.notCoreDataStore(
+                path: path,
+                reason: "no persistent-history tables: import into a store made with coexistctl create (with history)"
+            )
+        }
+        guard try !probe.connection.tableExists("coexist_bridge") else {
+            throw ArgumentParser.UsageError(
+                "\(path) is bridged: its coexistd would take the imported history for new changes; import into a scratch store"
+            )
+        }
         let identity = try DatabaseFileIdentity(path: path)
         try identity.serveExclusively()
         let numbers = Dictionary(

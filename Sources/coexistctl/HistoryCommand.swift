@@ -87,7 +87,7 @@ enum HistoryCommand: Subcommand {
         case "list":
             let path = try parsed.positionals(min: 2, max: 2)[1]
             let store = try LegacyStore(path: path, model: model, modelPath: parsed.option("model"))
-            try HistoryListing(parsed, store: store).run(HistoryReader(store: store))
+            try HistoryListing(parsed, store: store).run(HistoryReader(store: store), connection: store.connection)
             return .success
         case "show":
             let positionals = try parsed.positionals(min: 3, max: 3)

@@ -2,6 +2,7 @@ import CoexistBridge
 import CoexistHistory
 import CoexistLegacyStore
 import CoexistRuntime
+import CoexistSQLite
 
 /// `coexistctl history list`: the filters of the command line as a ``HistoryFilter``, and the listing,
 /// page by page (flat memory over any number of transactions).
@@ -54,22 +55,46 @@ struct HistoryListing {
         return HistoryFilter.Entities(numbers: selected.map(\.number), names: selected.map(\.name))
     }
 
-    /// Prints the matching transactions, 500 at a time.
-    func run(_ reader: HistoryReader) throws {
-        var page = filter
+    /// Prints the matching transactions, at most 500 and about 20,000 changes at a time (a page never
+    /// holds more than one transaction beyond that), each page read from one snapshot.
+    func run(_ reader: HistoryReader, connection: Connection) throws {
+        var since = filter.since
         var remaining = limit
-        while remaining > 0 {
-            let transactions = try reader.transactions(matching: page, limit: Int(min(remaining, 500)))
-            guard let last = transactions.last else { return }
-            for transaction in transactions {
-                StandardStreams.out(
-                    json
-                        ? try JSONOutput.encode(HistoryTransactionSummary(transaction), pretty: false)
-                        : HistoryText.line(transaction)
-                )
+        // The end of the current stretch of about `pageChanges` changes (found once per stretch, so that
+        // finding it costs one pass over the change index in all).
+        var stretchEnd: Int64?
+        while remaining > 0 && since < filter.until {
+            var page = filter
+            page.since = since
+            let printed: Int64? = try connection.read {
+                if stretchEnd.map({ since >= $0 }) ?? true {
+                    stretchEnd = .max
+                    if let bound = try reader.lastToken(after: since, withinChanges: Self.pageChanges) {
+                        // At least the next transaction, however many changes it holds.
+                        guard let next = try reader.nextToken(after: since) else { return nil }
+                        stretchEnd = max(bound, next)
+                    }
+                }
+                page.until = min(filter.until, stretchEnd ?? .max)
+                let transactions = try reader.transactions(matching: page, limit: Int(min(remaining, 500)))
+                var text = ""
+                for transaction in transactions {
+                    text +=
+                        (json
+                            ? try JSONOutput.encode(HistoryTransactionSummary(transaction), pretty: false)
+                            : HistoryText.line(transaction)) + "\n"
+                }
+                if !text.isEmpty { StandardStreams.out(String(text.dropLast())) }
+                remaining -= Int64(transactions.count)
+                // A full page ends at its last transaction; a short one covered its whole range.
+                return transactions.count == Int(min(remaining + Int64(transactions.count), 500))
+                    ? transactions.last?.token : page.until
             }
-            page.since = last.token
-            remaining -= Int64(transactions.count)
+            guard let printed else { return }
+            since = printed
         }
     }
+
+    /// About this many changes are read per page.
+    static let pageChanges = 20_000
 }

@@ -88,6 +88,7 @@ struct HistoryReplay {
             return .success
         }
         let writer = try BridgeWriter(target)
+        _ = try writer.engine.catchUp()  // what is pending is a change on its way, not a divergence
         let line = ProgressLine()
         let pairs = try writer.engine.objects(touchedAfter: from - 1, through: to) { token in
             line.update("reading the range: token \(token)")
@@ -101,7 +102,8 @@ struct HistoryReplay {
                         objects: pairs.count,
                         applied: result.applied,
                         deleted: result.deleted,
-                        tokens: result.tokens
+                        tokens: result.tokens,
+                        skipped: result.skipped
                     ),
                     pretty: false
                 )
@@ -111,8 +113,9 @@ struct HistoryReplay {
                 result.tokens.isEmpty
                 ? "nothing written" : "transactions " + result.tokens.map(String.init).joined(separator: ", ")
             StandardStreams.out(
-                "re-applied \(pairs.count) objects from the \(source) side into the \(side) side (\(result.applied) applied, \(result.deleted) deleted; \(tokens))"
+                "re-applied \(pairs.count - result.skipped.count) objects from the \(source) side into the \(side) side (\(result.applied) applied, \(result.deleted) deleted; \(tokens))"
             )
+            for line in result.skipped { StandardStreams.out("  left as is: " + line) }
         }
         return .success
     }
@@ -167,6 +170,7 @@ struct HistoryReplay {
         var applied: Int
         var deleted: Int
         var tokens: [Int64]
+        var skipped: [String]
     }
 
     static func describe(_ pair: Verifier.ObjectPair) -> String {

@@ -29,7 +29,7 @@ struct HistoryStatsReport: Encodable {
         consumers = try ConsumerTable.list(store.connection)
         let marks = consumers.map(\.acked) + (bridge.map { [$0] } ?? [])
         // A mark is the last token handled: the next one is still needed.
-        oldestNeeded = marks.min().map { $0 + 1 }
+        oldestNeeded = marks.min().flatMap { $0 < .max ? $0 + 1 : nil }
     }
 
     func print(json: Bool) throws {

@@ -12,9 +12,10 @@ enum ParkedCommand: Subcommand {
     static let name = "parked"
     static let summary = "list, retry or drop what the bridge could not mirror"
     static let usage = """
-        usage: coexistctl parked list STORE [--json]
-               coexistctl parked retry STORE [--model PATH] [--json]
-               coexistctl parked drop STORE (--token T | --object SIDE/ENTITY/PK | --all) [--json]
+        usage: coexistctl parked list [STORE | --database PATH | --config FILE] [--json]
+               coexistctl parked retry [STORE | --database PATH | --config FILE] [--model PATH] [--json]
+               coexistctl parked drop [STORE | --database PATH | --config FILE] (--token T | --object SIDE/ENTITY/PK
+                                      | --all) [--json]
 
         list   each parked transaction (token, side) and object (side, entity, Z_PK) with why and since when
         retry  mirrors what is pending, then every parked item again, as coexistd does on its own when
@@ -22,15 +23,22 @@ enum ParkedCommand: Subcommand {
         drop   forgets parked items: the bridge gives up on them (coexistctl verify then shows what
                differs; history pruning is no longer held back by them)
 
+        retry writes as coexistd does: give it coexistd's --config (author, overrides) when it has one.
         list opens the store read-only. --json prints one JSON object.
         """
 
     static func run(_ arguments: [String]) throws -> ExitCode {
-        let parsed = try ArgumentParser(arguments, flags: ["json", "all"], options: ["token", "object", "model"])
+        let parsed = try ArgumentParser(
+            arguments,
+            flags: ["json", "all"],
+            options: ["token", "object", "model", "database", "config"]
+        )
         guard let verb = parsed.positionals.first else {
             throw ArgumentParser.UsageError("missing list, retry or drop")
         }
-        let path = try parsed.positionals(min: 2, max: 2)[1]
+        _ = try parsed.positionals(min: 1, max: 2)
+        let target = try StoreTarget(parsed, position: 1)
+        let path = target.database
         let json = parsed.flag("json")
         let probe = try LegacyStore(path: path)
         switch verb {
@@ -49,15 +57,9 @@ enum ParkedCommand: Subcommand {
                 throw BridgeError.notBridged("\(path): the bridge has never run on this store: nothing is parked")
             }
             let before = try BridgeRecords.parked(probe.connection).count
-            // The daemon's own lock: no coexistd mirrors this file while this process does.
-            let identity = try DatabaseFileIdentity(path: path)
-            try identity.serveExclusively()
-            let model = try parsed.option("model").map { try XCDataModelReader.read(path: $0) }
-            let engine = try SyncEngine(
-                connection: try Connection(path: path, options: DaemonConfiguration().openOptions),
-                model: model
-            )
-            engine.report = { StandardStreams.error("coexistctl parked: \($0)") }
+            // The daemon's own lock, settings (author, overrides) and start (an interrupted initial sync).
+            let writer = try BridgeWriter(target)
+            let engine = writer.engine
             let caughtUp = try engine.catchUp()
             var mirrored = 0
             // Rounds of 64 until one mirrors nothing more (each round is one write transaction).

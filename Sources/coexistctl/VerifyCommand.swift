@@ -20,9 +20,12 @@ enum VerifyCommand: Subcommand {
         one line for a store the bridge has never run on). Opens the store read-only: it writes nothing.
 
           --limit N        list at most N differences (default 1000; all are counted)
-          --repair         re-apply every object that differs from one side into the other, in one
-                           transaction recorded as the bridge's own, then compare again (exit 0 when equal).
-                           Refused (exit 75) while a coexistd serves the file.
+          --repair         mirror what is pending, then re-apply every object that differs from one side
+                           into the other, in one transaction recorded as the bridge's own, and compare
+                           again (exit 0 when equal). An object missing from the right side is deleted
+                           from the other only if it was mirrored before; parked objects and objects never
+                           mirrored are left as they are, each named. Refused (exit 75) while a coexistd
+                           serves the file.
           --from SIDE      the side that is right: legacy or new; default the conflict policy's side
                            (legacy-wins: legacy, new-wins: new, later-wins: legacy)
           --dry-run        with --repair: print what would be repaired, change nothing
@@ -70,7 +73,9 @@ enum VerifyCommand: Subcommand {
             return before.equal ? .success : .failure
         }
         let writer = try BridgeWriter(target)
-        // Compared again under the lock: what differs now is what gets repaired.
+        // Under the lock, what is pending is mirrored first: what differs then is a divergence, not a change
+        // on its way; compared again, and that is what gets repaired.
+        _ = try writer.engine.catchUp()
         let pairs = try Verifier(engine: writer.engine, limit: 0).run().differing
         let result = try writer.engine.repair(pairs, from: source)
         let after = try Verifier(engine: writer.engine, limit: limit).run()
@@ -78,15 +83,17 @@ enum VerifyCommand: Subcommand {
             from: source.rawValue,
             applied: result.applied,
             deleted: result.deleted,
-            tokens: result.tokens
+            tokens: result.tokens,
+            skipped: result.skipped
         )
         if json {
             StandardStreams.out(try JSONOutput.encode(Repaired(before: before, repaired: summary, after: after)))
         } else {
             StandardStreams.out(
-                "repaired \(pairs.count) objects from the \(source) side (\(result.applied) applied, "
+                "repaired \(pairs.count - result.skipped.count) objects from the \(source) side (\(result.applied) applied, "
                     + "\(result.deleted) deleted, transactions \(result.tokens.map(String.init).joined(separator: ", ")))"
             )
+            for line in result.skipped { StandardStreams.out("  left as is: " + line) }
             StandardStreams.out(text(after))
         }
         return after.equal ? .success : .failure
@@ -99,6 +106,7 @@ enum VerifyCommand: Subcommand {
             var applied: Int
             var deleted: Int
             var tokens: [Int64]
+            var skipped: [String]
         }
         var before: Verifier.Report
         var repaired: Summary?

@@ -64,7 +64,7 @@ import Testing
         Case("coexistctl history replay $nohist --from 1 --into new", 1, "never"),
         Case("coexistctl history import $text", 64, "--into"),
         Case("coexistctl history import $missing --into $nohist", 66, "missing.sqlite"),
-        Case("coexistctl history import $text --into $nohist", 65, "text.sqlite:1:"),
+        Case("coexistctl history import $text --into $nohist", 65, "persistent-history"),
         Case("coexistctl history export $nohist", 65, "persistent-history"),
         // consumers, parked, conflicts
         Case("coexistctl consumers", 64, "list, reset or drop"),

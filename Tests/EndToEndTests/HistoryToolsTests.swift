@@ -174,6 +174,8 @@ import Testing
         let listed = try ProductProcess.run("coexistctl", ["consumers", "list", path, "--json"])
         #expect(listed.stdout.contains(#""name":"reports""#) && listed.stdout.contains(#""resumable":false"#))
 
+        let future = try ProductProcess.run("coexistctl", ["consumers", "reset", path, "reports", "--to", "999999"])
+        #expect(future.status == 64 && future.stderr.contains("after the last token"), "\(future.stderr)")
         let early = try ProductProcess.run("coexistctl", ["consumers", "reset", path, "reports", "--to", "1"])
         #expect(early.status == 64 && early.stderr.contains("was pruned"), "\(early.stderr)")
         let reset = try ProductProcess.run("coexistctl", ["consumers", "reset", path, "reports", "--to", "oldest"])
@@ -304,6 +306,27 @@ import Testing
         let create = try ProductProcess.run("coexistctl", ["create", fresh, "--model", Fixtures.demoModel])
         #expect(create.status == 0, "\(create.stderr)")
         try Self.roundTrip(path, into: fresh, in: directory)
+    }
+
+    /// Tokens beyond what a store can count are refused naming the line, never trapping; so is a change of
+    /// an entity the store does not have.
+    @Test func outOfRangeTokensAndUnknownEntitiesAreRefused() throws {
+        let directory = try TemporaryDirectory()
+        let fresh = directory.file("Fresh.sqlite")
+        #expect(try ProductProcess.run("coexistctl", ["create", fresh, "--model", Fixtures.demoModel]).status == 0)
+        for (index, line) in [
+            #"{"changes":[],"side":"legacy","time":1,"timestamp":"x","token":9223372036854775807}"#,
+            #"{"changes":[],"side":"legacy","time":1,"timestamp":"x","token":9223372036854775806}"#,
+            #"{"changes":[{"entity":"Nope","pk":1,"side":"legacy","tombstone":{},"type":"insert"}],"side":"legacy","time":1,"timestamp":"x","token":3}"#,
+        ].enumerated() {
+            let input = try directory.write("in\(index).ndjson", Array((line + "\n").utf8))
+            let result = try ProductProcess.run("coexistctl", ["history", "import", input, "--into", fresh])
+            #expect(result.status == 65 && result.stderr.contains("in\(index).ndjson:1:"), "\(line): \(result.stderr)")
+        }
+        let max = try Connection(path: fresh, options: .readOnly).scalar(
+            "SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_ENT = 16002"
+        )
+        #expect(max == .integer(0))
     }
 
     /// A line that is not an archived transaction is refused with its file and line; nothing is imported.

@@ -1,6 +1,7 @@
 import CoexistHistory
 import CoexistLegacyStore
 import CoexistSQLite
+import CoexistStore
 import Foundation
 import TestSupport
 import Testing
@@ -158,6 +159,62 @@ import Testing
             printed == received,
             "replay:\n\(printed.joined(separator: "\n"))\nsubscriber:\n\(received.joined(separator: "\n"))"
         )
+    }
+
+    /// A repair never takes a change on its way for a divergence: a new-side insert coexistd has not
+    /// mirrored yet is mirrored first (not deleted as "missing in the legacy schema").
+    @Test func aPendingChangeIsMirroredNotRepairedAway() throws {
+        let directory = try TemporaryDirectory()
+        let (path, _) = try Self.bridgedStore(directory)
+        let legacy = try LegacyStore(path: path, options: OpenOptions())
+        let model = try #require(legacy.model)
+        let new = try NewStore(connection: legacy.connection, model: model)
+        try new.save(SaveMetadata(author: "new-app")) { save in
+            _ = try save.insert("Task", ["title": .string("pending"), "createdAt": .date(1)])
+        }
+        let repair = try Self.verify(path, ["--repair"])
+        #expect(repair.status == 0, "\(repair.stdout) \(repair.stderr)")
+        let count = try Connection(path: path, options: .readOnly).scalar(
+            "SELECT count(*) FROM ZTASK WHERE ZTITLE = 'pending'"
+        )
+        #expect(count == .integer(1), "the pending insert was lost")
+    }
+
+    /// Parked twins (legacy objects sharing an id) and objects never mirrored are left as they are, named.
+    @Test func parkedAndNeverMirroredObjectsAreLeftAlone() throws {
+        let directory = try TemporaryDirectory()
+        let shared = try SharedStore.create(in: directory)
+        try shared.legacy.save(SaveMetadata(author: "old-app")) { save in
+            for index in 0..<6 {
+                _ = try save.insert(
+                    "Task",
+                    ["id": DemoStore.uuid(UInt8(index % 4)), "title": .string("t\(index)"), "createdAt": .date(0)]
+                )
+            }
+        }
+        try Self.mirrorOnce(shared.legacy.path, directory)
+        let path = shared.legacy.path
+        // A row written into the new schema by hand: never mirrored.
+        try Connection(path: path).run(
+            "INSERT INTO task (id, title, created_at, priority, is_completed) VALUES ('00000000-0000-0000-0000-0000000000ff', 'by hand', 0, 0, 0)"
+        )
+        func count(_ sql: String) throws -> SQLiteValue { try Connection(path: path, options: .readOnly).scalar(sql) }
+        // From the legacy side: the row only the new side has was never mirrored, so it is not deleted.
+        let fromLegacy = try Self.verify(path, ["--repair"])
+        #expect(fromLegacy.status == 1, "\(fromLegacy.stdout)")
+        #expect(fromLegacy.stdout.contains("only on the new side and never mirrored"), "\(fromLegacy.stdout)")
+        #expect(try count("SELECT count(*) FROM task WHERE title = 'by hand'") == .integer(1))
+        // Replaying every object into the legacy side leaves the parked twins alone.
+        let replay = try ProductProcess.run(
+            "coexistctl",
+            ["history", "replay", path, "--from", "1", "--into", "legacy"]
+        )
+        #expect(replay.stdout.contains("left as is") && replay.stdout.contains("parked"), "\(replay.stdout)")
+        #expect(try count("SELECT count(*) FROM ZTASK") == .integer(6), "a parked twin was deleted")
+        // From the new side: the row written by hand is copied to the legacy side; the twins stay.
+        _ = try Self.verify(path, ["--repair", "--from", "new"])
+        #expect(try count("SELECT count(*) FROM ZTASK") == .integer(7))
+        #expect(try count("SELECT count(*) FROM ZTASK WHERE ZTITLE = 'by hand'") == .integer(1))
     }
 
     /// `verify --bootstrap` on a real Core Data store the bridge never ran on: it is set up as coexistd's

@@ -55,7 +55,7 @@ public final class LegacySave {
     }
 
     /// Inserts an object with the given `Z_PK` (a replay into a copy of the store keeps the objects' keys);
-    /// fails when a key at or after `pk` is already in use in its table.
+    /// fails when a row of its table already has that key.
     public func insert(_ entityName: String, _ values: [String: AttributeValue], pk: Int64) throws -> ObjectID {
         try atomically { try insertNow(entityName, values, pk: pk) }
     }
@@ -82,7 +82,7 @@ public final class LegacySave {
         }
         let pk: Int64
         if let chosen {
-            try keys.take(chosen, entity: rootNumber, table: mapping.table)
+            try keys.claim(chosen, entity: rootNumber, table: mapping.table)
             pk = chosen
         } else {
             pk = try keys.allocate(entity: rootNumber, table: mapping.table)
