@@ -134,8 +134,12 @@ public struct ModelChanges: Sendable {
                 continue
             }
             guard
-                let old = oldAttributes.first(where: { $0.name == (attribute.renamingIdentifier ?? attribute.name) })
-                    ?? oldAttributes.first(where: { $0.name == attribute.name })
+                let old = Self.origin(
+                    of: attribute.name,
+                    renamed: attribute.renamingIdentifier,
+                    in: oldAttributes,
+                    \.name
+                )
             else {
                 let hasDefault = attribute.defaultValue != nil
                 changes.append(
@@ -197,10 +201,7 @@ public struct ModelChanges: Sendable {
                 seenLinks.insert(link.name)
                 continue
             }
-            guard
-                let old = oldLinks.first(where: { $0.name == (link.renamingIdentifier ?? link.name) })
-                    ?? oldLinks.first(where: { $0.name == link.name })
-            else {
+            guard let old = Self.origin(of: link.name, renamed: link.renamingIdentifier, in: oldLinks, \.name) else {
                 changes.append(.relationshipAdded(entity: name, name: link.name))
                 continue
             }
@@ -211,54 +212,24 @@ public struct ModelChanges: Sendable {
             let newDestination =
                 destination.entity(named: link.destination).flatMap { $0.renamingIdentifier }
                 ?? link.destination
+            var details: [String] = []
             if old.destination != newDestination {
-                changes.append(
-                    .relationshipChanged(
-                        entity: name,
-                        name: link.name,
-                        detail: "destination \(old.destination) → \(link.destination)"
-                    )
-                )
+                details.append("destination \(old.destination) → \(link.destination)")
                 reasons.append(
                     "\(name).\(link.name) points to another entity (\(old.destination) → \(link.destination))"
                 )
             }
-            if old.isToMany != link.isToMany {
-                changes.append(
-                    .relationshipChanged(
-                        entity: name,
-                        name: link.name,
-                        detail: link.isToMany ? "to-one → to-many" : "to-many → to-one"
-                    )
-                )
-            }
+            if old.isToMany != link.isToMany { details.append(link.isToMany ? "to-one → to-many" : "to-many → to-one") }
             if old.isOrdered != link.isOrdered {
-                changes.append(
-                    .relationshipChanged(
-                        entity: name,
-                        name: link.name,
-                        detail: link.isOrdered ? "becomes ordered" : "becomes unordered"
-                    )
-                )
+                details.append(link.isOrdered ? "becomes ordered" : "becomes unordered")
             }
             if old.deleteRule != link.deleteRule {
-                changes.append(
-                    .relationshipChanged(
-                        entity: name,
-                        name: link.name,
-                        detail: "delete rule \(old.deleteRule.xmlName) → \(link.deleteRule.xmlName)"
-                    )
-                )
+                details.append("delete rule \(old.deleteRule.xmlName) → \(link.deleteRule.xmlName)")
             }
             if old.isOptional != link.isOptional {
-                changes.append(
-                    .relationshipChanged(
-                        entity: name,
-                        name: link.name,
-                        detail: link.isOptional ? "becomes optional" : "becomes non-optional"
-                    )
-                )
+                details.append(link.isOptional ? "becomes optional" : "becomes non-optional")
             }
+            changes += details.map { .relationshipChanged(entity: name, name: link.name, detail: $0) }
         }
         for old in oldLinks where !seenLinks.contains(old.name) && declaredBefore.contains(old.name) {
             changes.append(.relationshipRemoved(entity: name, name: old.name))
@@ -269,6 +240,12 @@ public struct ModelChanges: Sendable {
         if Set(before.map { Set($0) }) != Set(after.map { Set($0) }) {
             changes.append(.uniquenessChanged(entity: name, from: before, to: after))
         }
+    }
+
+    /// The source property a destination property comes from: the one its renaming identifier names, else
+    /// the one of the same name.
+    private static func origin<P>(of name: String, renamed: String?, in old: [P], _ key: KeyPath<P, String>) -> P? {
+        old.first { $0[keyPath: key] == (renamed ?? name) } ?? old.first { $0[keyPath: key] == name }
     }
 
     /// Two destination entities that share a root, coming from source entities that shared none, merge two
