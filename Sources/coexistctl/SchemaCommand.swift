@@ -1,3 +1,4 @@
+import CoexistLegacyStore
 import CoexistModel
 import CoexistRuntime
 import CoexistStore
@@ -8,24 +9,28 @@ enum SchemaCommand: Subcommand {
     static let summary = "print the new schema derived from a model: tables, columns, encodings"
     static let usage = """
         usage: coexistctl schema --model PATH [--json] [--sql]
-               coexistctl schema --model M.xcdatamodeld --versions [--json]
+               coexistctl schema --model M.xcdatamodeld --versions [--store STORE] [--json]
 
         Prints how each entity maps to a table of the new schema and each property to a column, with its
         encoding; --sql prints the CREATE statements instead; --json prints one object with both.
         --versions lists the versions of an .xcdatamodeld in order and what changes from each to the next:
         entities, attributes and relationships added, removed, renamed (renaming identifiers), type,
         optionality, default, delete-rule, hierarchy and uniqueness changes; whether Core Data could infer
-        the migration (lightweight) or it needs a mapping model, and why.
+        the migration (lightweight) or it needs a mapping model, and why. With --store, which version that
+        Core Data store is at (from its own model; read-only).
 
           --model PATH   an .xcdatamodeld folder (its current version), an .xcdatamodel folder or a
                          contents file
         """
 
     static func run(_ arguments: [String]) throws -> ExitCode {
-        let parsed = try ArgumentParser(arguments, flags: ["json", "sql", "versions"], options: ["model"])
+        let parsed = try ArgumentParser(arguments, flags: ["json", "sql", "versions"], options: ["model", "store"])
         _ = try parsed.positionals(min: 0, max: 0)
         guard let modelPath = parsed.option("model") else { throw ArgumentParser.UsageError("--model is required") }
-        if parsed.flag("versions") { return try versions(modelPath, json: parsed.flag("json")) }
+        if parsed.flag("versions") {
+            return try versions(modelPath, store: parsed.option("store"), json: parsed.flag("json"))
+        }
+        if parsed.option("store") != nil { throw ArgumentParser.UsageError("--store goes with --versions") }
         let schema = try NewSchema(model: XCDataModelReader.read(path: modelPath))
         let report = SchemaReport(schema)
         if parsed.flag("json") {
@@ -40,11 +45,25 @@ enum SchemaCommand: Subcommand {
 
     /// The versions of an `.xcdatamodeld` in order, and what changes from each to the next: whether Core
     /// Data could infer the migration (lightweight) and, when not, why.
-    static func versions(_ path: String, json: Bool) throws -> ExitCode {
+    static func versions(_ path: String, store: String?, json: Bool) throws -> ExitCode {
         guard path.hasSuffix(".xcdatamodeld") || path.hasSuffix(".xcdatamodeld/") else {
             throw ArgumentParser.UsageError("--versions needs an .xcdatamodeld folder, not \"\(path)\"")
         }
         let versions = try XCDataModelReader.readVersions(path: path)
+        // The version a store is at, from its own model (Z_MODELCACHE), read-only.
+        var storeVersion: String?
+        if let store {
+            let legacy = try LegacyStore(path: store)
+            guard let model = legacy.model else {
+                throw LegacyStoreError.notCoreDataStore(path: store, reason: "the store carries no model to compare")
+            }
+            storeVersion =
+                XCDataModelReader.Version.matching(
+                    model,
+                    identifiers: legacy.metadata.modelVersionIdentifiers,
+                    in: versions
+                )?.name ?? "none of them"
+        }
         var steps: [Step] = []
         for (from, to) in zip(versions, versions.dropFirst()) {
             let changes = ModelChanges(from: from.model, to: to.model)
@@ -61,6 +80,7 @@ enum SchemaCommand: Subcommand {
         let report = Versions(
             versions: versions.map(\.name),
             current: versions.first(where: \.isCurrent)?.name,
+            store: storeVersion,
             steps: steps
         )
         if json {
@@ -70,6 +90,7 @@ enum SchemaCommand: Subcommand {
         var lines = [
             "versions: " + versions.map { $0.isCurrent ? $0.name + " (current)" : $0.name }.joined(separator: ", ")
         ]
+        if let store, let storeVersion { lines.append("\(store) is at: \(storeVersion)") }
         for step in steps {
             lines.append(
                 "\(step.from) → \(step.to): " + (step.lightweight ? "lightweight (inferred)" : "needs a mapping model")
@@ -84,6 +105,8 @@ enum SchemaCommand: Subcommand {
     struct Versions: Encodable {
         var versions: [String]
         var current: String?
+        /// With `--store`: the version the store is at ("none of them" when none matches).
+        var store: String?
         var steps: [Step]
     }
 

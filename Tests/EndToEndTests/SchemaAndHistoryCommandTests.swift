@@ -44,6 +44,32 @@ import Testing
         #expect(refused.status == 64 && refused.stderr.contains(".xcdatamodeld"), "\(refused.stderr)")
     }
 
+    /// `--versions --store`: the version each real store is at, found from its own model; the store is
+    /// only read.
+    @Test(arguments: [
+        (Fixtures.moody, Fixtures.moodyXcdatamodeld, "Moody"), (Fixtures.moody5, Fixtures.moodyXcdatamodeld, "Moody 5"),
+        (Fixtures.sampleModelV1, Fixtures.sampleModelXcdatamodeld, "SampleModel"),
+        (Fixtures.sampleModelV2, Fixtures.sampleModelXcdatamodeld, "SampleModel2"),
+    ])
+    func schemaVersionsFindTheStoresVersion(store: String, model: String, version: String) throws {
+        let directory = try TemporaryDirectory()
+        let path = try directory.copy(store)
+        let before = HistoryToolsTests.files(path)
+        let json = try ProductProcess.run(
+            "coexistctl",
+            ["schema", "--model", model, "--versions", "--store", path, "--json"]
+        )
+        #expect(json.status == 0, "\(json.stderr)")
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
+        #expect(object["store"] as? String == version, "\(object)")
+        #expect(HistoryToolsTests.files(path) == before, "reading the version changed the store")
+        let other = try ProductProcess.run(
+            "coexistctl",
+            ["schema", "--model", Fixtures.demoModel, "--versions", "--store", path]
+        )
+        #expect(other.stdout.contains("is at: none of them"), "\(other.stdout)")
+    }
+
     @Test func historyShowsBothSides() throws {
         let directory = try TemporaryDirectory()
         let shared = try SharedStore.create(in: directory)

@@ -132,3 +132,17 @@ public enum XCDataModelReader {
         return result
     }
 }
+
+extension XCDataModelReader.Version {
+    /// The version of `versions` a store's model is: the one with the same structure (entities, hierarchy,
+    /// attributes, relationships — what is stored), preferring, among several, one whose version
+    /// identifiers are the store's. Nil when none matches (a model from elsewhere).
+    public static func matching(
+        _ storeModel: Model,
+        identifiers: [String],
+        in versions: [XCDataModelReader.Version]
+    ) -> XCDataModelReader.Version? {
+        let same = versions.filter { $0.model.structuralDifferences(from: storeModel).isEmpty }
+        return same.first { !identifiers.isEmpty && $0.model.versionIdentifiers == identifiers } ?? same.last
+    }
+}
