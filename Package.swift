@@ -73,6 +73,13 @@ let package = Package(
       swiftSettings: strict
     ),
     .target(
+      name: "CoexistMigration",
+      dependencies: [
+        "CoexistLegacyStore", "CoexistStore", "CoexistHistory", "CoexistModel", "CoexistSQLite",
+      ],
+      swiftSettings: strict
+    ),
+    .target(
       name: "CoexistEvents",
       dependencies: [
         "CoexistConfiguration", "CoexistBridge", "CoexistRuntime", "CoexistHistory",
@@ -86,7 +93,7 @@ let package = Package(
       name: "CoexistReporting",
       dependencies: [
         "CoexistConfiguration", "CoexistBridge", "CoexistLegacyStore", "CoexistStore",
-        "CoexistModel", "CoexistSQLite", "CoexistRuntime",
+        "CoexistModel", "CoexistSQLite", "CoexistRuntime", "CoexistMigration",
       ],
       swiftSettings: strict
     ),
@@ -112,7 +119,7 @@ let package = Package(
       name: "coexistctl",
       dependencies: [
         "CoexistLegacyStore", "CoexistStore", "CoexistHistory", "CoexistModel", "CoexistRuntime",
-        "CoexistBridge",
+        "CoexistBridge", "CoexistMigration",
         "CoexistConfiguration", "CoexistEvents", "CoexistReporting", "CoexistSQLite",
       ],
       swiftSettings: strict
@@ -168,6 +175,14 @@ let package = Package(
         "CoexistConfiguration", "CoexistBridge", "CoexistStore", "CoexistHistory",
         "CoexistLegacyStore", "CoexistModel", "CoexistSQLite",
         "TestSupport",
+      ],
+      swiftSettings: strict
+    ),
+    .testTarget(
+      name: "CoexistMigrationTests",
+      dependencies: [
+        "CoexistMigration", "CoexistBridge", "CoexistStore", "CoexistHistory", "CoexistLegacyStore",
+        "CoexistModel", "CoexistSQLite", "TestSupport",
       ],
       swiftSettings: strict
     ),

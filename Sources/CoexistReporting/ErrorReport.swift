@@ -2,6 +2,7 @@ import CoexistBridge
 import CoexistConfiguration
 import CoexistHistory
 import CoexistLegacyStore
+import CoexistMigration
 import CoexistModel
 public import CoexistRuntime
 import CoexistSQLite
@@ -65,6 +66,9 @@ public struct ErrorReport: Sendable {
         case let error as SyncEngine.RepairRefused:
             message = error.description
             exitCode = .temporaryFailure
+        case let error as MigrationError:
+            message = error.description
+            exitCode = Self.exitCode(error)
         case let error as HistoryArchive.ImportError:
             message = error.description
             exitCode = .dataError
@@ -92,6 +96,14 @@ public struct ErrorReport: Sendable {
         case .modelMismatch: .configuration
         case .bothSidesHaveData, .unmirrorable, .sharedIdentity: .dataError
         case .notBridged: .failure
+        }
+    }
+
+    private static func exitCode(_ error: MigrationError) -> ExitCode {
+        switch error {
+        case .unknownVersion, .badTarget, .notInferable, .unsupported, .checkFailed: .dataError
+        case .bridgeNotCaughtUp: .temporaryFailure
+        case .injected: .software
         }
     }
 

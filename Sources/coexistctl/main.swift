@@ -8,7 +8,7 @@ import Glibc
 let commands: [any Subcommand.Type] = [
     InspectCommand.self, HistoryCommand.self, SchemaCommand.self, VerifyCommand.self, StatusCommand.self,
     TailCommand.self, WaitCommand.self, ConsumersCommand.self, ParkedCommand.self, ConflictsCommand.self,
-    CreateCommand.self, DemoCommand.self,
+    CreateCommand.self, DemoCommand.self, MigrateCommand.self,
 ]
 
 let arguments = Array(CommandLine.arguments.dropFirst())

@@ -1,5 +1,5 @@
-import CoexistModel
-import CoexistSQLite
+public import CoexistModel
+public import CoexistSQLite
 import FoundationEssentials
 
 /// coexist's own copy of the model, for stores that have no usable `Z_MODELCACHE` (the stores coexist
@@ -11,18 +11,25 @@ enum StoredModel {
     static let table = "coexist_model"
 
     static let createSQL =
-        "CREATE TABLE coexist_model (id INTEGER PRIMARY KEY CHECK (id = 1), source TEXT NOT NULL, model TEXT NOT NULL) STRICT"
+        "CREATE TABLE IF NOT EXISTS coexist_model (id INTEGER PRIMARY KEY CHECK (id = 1), source TEXT NOT NULL, model TEXT NOT NULL) STRICT"
 
-    /// Writes (or replaces) the stored model.
-    static func write(_ model: Model, to connection: Connection) throws {
+    /// The statements that write (or replace) the stored model, creating its table when absent.
+    static func statements(_ model: Model) throws -> [(sql: String, arguments: [SQLiteValue])] {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         let json = String(decoding: try encoder.encode(model), as: UTF8.self)
-        if try !connection.tableExists(table) { try connection.execute(createSQL) }
-        try connection.run(
-            "INSERT OR REPLACE INTO coexist_model (id, source, model) VALUES (1, ?, ?)",
-            [.text(model.source), .text(json)]
-        )
+        return [
+            (createSQL, []),
+            (
+                "INSERT OR REPLACE INTO coexist_model (id, source, model) VALUES (1, ?, ?)",
+                [.text(model.source), .text(json)]
+            ),
+        ]
+    }
+
+    /// Writes (or replaces) the stored model.
+    static func write(_ model: Model, to connection: Connection) throws {
+        for statement in try statements(model) { try connection.run(statement.sql, statement.arguments) }
     }
 
     /// The stored model, or nil when the store has none.
@@ -44,5 +51,13 @@ enum StoredModel {
         } catch {
             throw .model(ModelError(file: source, message: "cannot decode the stored model: \(error)"))
         }
+    }
+}
+
+extension LegacyStore {
+    /// The statements that record `model` as the store's own copy of its model (`coexist_model`, which
+    /// Core Data ignores), replacing the one there: for a migration, inside its transaction.
+    public static func storedModelStatements(_ model: Model) throws -> [(sql: String, arguments: [SQLiteValue])] {
+        try StoredModel.statements(model)
     }
 }

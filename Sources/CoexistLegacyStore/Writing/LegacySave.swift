@@ -98,7 +98,7 @@ public final class LegacySave {
         var columns = ["Z_PK", "Z_ENT", "Z_OPT"]
         var arguments: [SQLiteValue] = [.integer(pk), .integer(Int64(mapping.number)), .integer(1)]
         for attribute in attributes where !attribute.isDerived {
-            let value = values[attribute.name] ?? attribute.defaultValue.map(Self.attributeValue) ?? .null
+            let value = values[attribute.name] ?? attribute.defaultValue?.value ?? .null
             if case .null = value, !attribute.isOptional, enforcesMandatoryValues {
                 throw LegacyStoreError.validation(
                     path: store.path,
@@ -266,17 +266,6 @@ public final class LegacySave {
             return try AttributeCodec.encode(value, as: attribute)
         } catch {
             throw LegacyStoreError.validation(path: store.path, detail: "\(id), attribute \(attribute.name): \(error)")
-        }
-    }
-
-    static func attributeValue(_ value: DefaultValue) -> AttributeValue {
-        switch value {
-        case .integer(let number): .integer(number)
-        case .real(let number): .double(number)
-        case .boolean(let flag): .boolean(flag)
-        case .string(let text): .string(text)
-        case .date(let seconds): .date(seconds)
-        case .decimal(let text): .decimal(text)
         }
     }
 }

@@ -62,4 +62,16 @@ public enum DefaultValue: Sendable, Hashable, Codable {
     case date(Double)
     /// A decimal number kept as its exact decimal text.
     case decimal(String)
+
+    /// The default as an attribute value.
+    public var value: AttributeValue {
+        switch self {
+        case .integer(let number): .integer(number)
+        case .real(let number): .double(number)
+        case .boolean(let flag): .boolean(flag)
+        case .string(let text): .string(text)
+        case .date(let seconds): .date(seconds)
+        case .decimal(let text): .decimal(text)
+        }
+    }
 }

@@ -242,6 +242,21 @@ public struct ModelChanges: Sendable {
         }
     }
 
+    /// The stored attribute of source entity `entity` (and its ancestors) that destination attribute
+    /// `attribute` comes from: the one its renaming identifier names, else the one of the same name; nil
+    /// when it is new.
+    public static func origin(of attribute: Attribute, in entity: Entity, of source: Model) -> Attribute? {
+        let candidates = source.allAttributes(of: entity).filter { !$0.isTransient }
+        return origin(of: attribute.name, renamed: attribute.renamingIdentifier, in: candidates, \.name)
+    }
+
+    /// The stored relationship of source entity `entity` (and its ancestors) that destination relationship
+    /// `relationship` comes from; nil when it is new.
+    public static func origin(of relationship: Relationship, in entity: Entity, of source: Model) -> Relationship? {
+        let candidates = source.allRelationships(of: entity).filter { !$0.isTransient }
+        return origin(of: relationship.name, renamed: relationship.renamingIdentifier, in: candidates, \.name)
+    }
+
     /// The source property a destination property comes from: the one its renaming identifier names, else
     /// the one of the same name.
     private static func origin<P>(of name: String, renamed: String?, in old: [P], _ key: KeyPath<P, String>) -> P? {

@@ -78,7 +78,7 @@ public final class NewSave {
             arguments.append(.text(entityName))
         }
         for attribute in attributes {
-            let value = values[attribute.name] ?? attribute.defaultValue.map(Self.attributeValue) ?? .null
+            let value = values[attribute.name] ?? attribute.defaultValue?.value ?? .null
             if case .null = value, !attribute.isOptional, enforcesMandatoryValues {
                 throw StoreError.validation(
                     path: store.path,
@@ -273,15 +273,4 @@ public final class NewSave {
 
     /// A random (version 4) UUID, lower-case.
     static func newIdentity() -> String { UUIDText.random() }
-
-    static func attributeValue(_ value: DefaultValue) -> AttributeValue {
-        switch value {
-        case .integer(let number): .integer(number)
-        case .real(let number): .double(number)
-        case .boolean(let flag): .boolean(flag)
-        case .string(let text): .string(text)
-        case .date(let seconds): .date(seconds)
-        case .decimal(let text): .decimal(text)
-        }
-    }
 }

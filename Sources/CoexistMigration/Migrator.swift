@@ -1,0 +1,502 @@
+import CoexistHistory
+import CoexistLegacyStore
+public import CoexistModel
+import CoexistSQLite
+import CoexistStore
+import FoundationEssentials
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Moves a store from the model version it is at to a later one of its `.xcdatamodeld`, both formats and
+/// the bridge's tables together, in ONE SQLite transaction, after a `VACUUM INTO` backup beside the store.
+///
+/// Order of a run: the file's serving lock (no coexistd may run on it), the checks that need no writing
+/// (the store's version, every step inferable, the bridge caught up with nothing parked), `BEGIN IMMEDIATE`,
+/// the backup made by a second connection while the write lock is held (so it is exactly the state the
+/// migration starts from), then each version step in order — Core Data tables, new schema, identities —
+/// each planned against the state the previous one left, then `Z_METADATA`, `Z_MODELCACHE` (emptied: it
+/// described the old version), coexist's copy of the model and a `coexist_migration` record per step, then
+/// `foreign_key_check` and `integrity_check`, then COMMIT. Any error rolls everything back.
+///
+/// A dry run does the same on a scratch copy (`VACUUM INTO` a temporary file) and rolls it back: the store
+/// is only read.
+public enum Migrator {
+    /// The test hook: a failure injected after step N (1-based) of a run, to prove the rollback.
+    public static let failureHook = "COEXIST_MIGRATION_FAIL_AT"
+
+    /// What to do.
+    public struct Options: Sendable {
+        /// The version to reach; nil: the `.xcdatamodeld`'s current one.
+        public var target: String?
+        /// Plan and check on a scratch copy; the store is left as it is.
+        public var dryRun: Bool
+        /// The compiled model's `VersionInfo.plist`, whose hashes go to `Z_METADATA`; nil: the hashes are removed.
+        public var versionInfo: VersionInfo?
+        /// The new schema's overrides (identity attributes), as the daemon's configuration gives them.
+        public var overrides: SchemaOverrides
+        /// After which step to fail (the test hook); nil: never.
+        public var failAfterStep: Int?
+        /// The mapping models shipped for steps, by step (`"Moody 2→Moody 3"`): see
+        /// ``Migrator/mappingModels(beside:versions:)``.
+        public var mappingModels: [String: String]
+
+        /// Creates options.
+        public init(
+            target: String? = nil,
+            dryRun: Bool = false,
+            versionInfo: VersionInfo? = nil,
+            overrides: SchemaOverrides = SchemaOverrides(),
+            failAfterStep: Int? = nil,
+            mappingModels: [String: String] = [:]
+        ) {
+            self.mappingModels = mappingModels
+            self.target = target
+            self.dryRun = dryRun
+            self.versionInfo = versionInfo
+            self.overrides = overrides
+            self.failAfterStep = failAfterStep
+        }
+    }
+
+    /// What a run did (or, dry, would do).
+    public struct Report: Sendable, Encodable {
+        /// One version step.
+        public struct Step: Sendable, Encodable {
+            public var from: String
+            public var to: String
+            /// What changes, in words.
+            public var changes: [String]
+            /// The statements, per part of the file (`legacy`, `new schema`, `bridge`).
+            public var parts: [Part]
+        }
+
+        /// The statements of one part.
+        public struct Part: Sendable, Encodable {
+            public var part: String
+            public var statements: [String]
+        }
+
+        public var store: String
+        public var from: String
+        public var to: String
+        public var dryRun: Bool
+        /// The backup's path (nil for a dry run and a store already at the target).
+        public var backup: String?
+        public var steps: [Step]
+        /// The store-level statements after the steps: `Z_METADATA`, `Z_MODELCACHE`, `coexist_model`.
+        public var finish: [String]
+        /// What the operator should know (hashes removed for want of a `VersionInfo.plist`).
+        public var warnings: [String]
+    }
+
+    /// Migrates the store at `path` through `versions` (every version of its `.xcdatamodeld`, in order).
+    public static func migrate(
+        store path: String,
+        versions: [XCDataModelReader.Version],
+        options: Options = Options()
+    ) throws -> Report {
+        let identity = try DatabaseFileIdentity(path: path)
+        _ = try identity.header()
+        if !options.dryRun { try identity.serveExclusively() }
+        let probe = try Connection(path: path, options: Self.backupOptions)
+        let (from, to) = try Self.range(probe, path: path, versions: versions, target: options.target)
+        var report = Report(
+            store: path,
+            from: versions[from].name,
+            to: versions[to].name,
+            dryRun: options.dryRun,
+            backup: nil,
+            steps: [],
+            finish: [],
+            warnings: []
+        )
+        guard from < to else { return report }
+        for index in from..<to {
+            let changes = ModelChanges(from: versions[index].model, to: versions[index + 1].model)
+            if let mapping = options.mappingModels[versions[index].name + "→" + versions[index + 1].name] {
+                // The app ships a mapping for this step: inferring it instead would lose what it computes.
+                throw MigrationError.unsupported(
+                    path: path,
+                    step: "\(versions[index].name) → \(versions[index + 1].name)",
+                    detail: "it has a mapping model (\(mapping)), and mapping models are not run yet"
+                )
+            }
+            guard changes.isLightweight else {
+                throw MigrationError.notInferable(
+                    path: path,
+                    from: versions[index].name,
+                    to: versions[index + 1].name,
+                    reasons: changes.reasons
+                )
+            }
+        }
+        try Self.checkBridge(probe, path: path)
+        if options.versionInfo?.hashes[versions[to].name] == nil {
+            report.warnings.append(
+                "no compiled VersionInfo.plist with hashes for \(versions[to].name): NSStoreModelVersionHashes removed "
+                    + "from Z_METADATA (Core Data will treat the store as an unknown version); pass --momd"
+            )
+        }
+        if options.dryRun {
+            let scratch = try Self.scratchCopy(probe, of: path)
+            defer { for suffix in ["", "-wal", "-shm", "-journal"] { unlink(scratch + suffix) } }
+            let connection = try Connection(path: scratch, options: Self.migrationOptions)
+            try Self.run(connection, versions: versions, from: from, to: to, options: options, report: &report)
+            return report
+        }
+        let connection = try Connection(path: path, options: Self.migrationOptions)
+        report.backup = try Self.run(
+            connection,
+            versions: versions,
+            from: from,
+            to: to,
+            options: options,
+            report: &report,
+            backup: { try Self.backup(probe, of: path, version: versions[from].name) }
+        )
+        return report
+    }
+
+    /// The mapping models Xcode leaves beside an `.xcdatamodeld` for its steps (`<from>-<to>.xcmappingmodel`
+    /// in the same folder), by step (`"<from>→<to>"`).
+    public static func mappingModels(beside model: String, versions: [XCDataModelReader.Version]) -> [String: String] {
+        let trimmed = model.hasSuffix("/") ? String(model.dropLast()) : model
+        let folder = trimmed.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/")
+        var result: [String: String] = [:]
+        for (from, to) in zip(versions, versions.dropFirst()) {
+            let path = (folder.isEmpty ? "." : folder) + "/\(from.name)-\(to.name).xcmappingmodel"
+            if access(path, F_OK) == 0 { result[from.name + "→" + to.name] = path }
+        }
+        return result
+    }
+
+    /// A read-write connection that never writes: for the backup (`VACUUM INTO` is refused under
+    /// `query_only`) and the checks before the transaction.
+    static let backupOptions = OpenOptions(
+        access: .readWrite,
+        walMode: false,
+        synchronousNormal: false,
+        foreignKeys: false,
+        coreDataTriggerFunctions: false
+    )
+
+    /// The migration's connection: the journal mode left as the store has it (a failed run leaves the file
+    /// byte-identical), foreign keys off while tables are rebuilt (checked at the end instead).
+    static let migrationOptions = OpenOptions(access: .readWrite, walMode: false, foreignKeys: false)
+
+    /// The store's version and the target's, as indexes into `versions`.
+    static func range(
+        _ connection: Connection,
+        path: String,
+        versions: [XCDataModelReader.Version],
+        target: String?
+    ) throws -> (Int, Int) {
+        let store = try LegacyStore(connection: connection)
+        guard let model = store.model else {
+            throw MigrationError.unknownVersion(
+                path: path,
+                detail: "the store carries no model (no Z_MODELCACHE, no coexist_model)"
+            )
+        }
+        guard
+            let version = XCDataModelReader.Version.matching(
+                model,
+                identifiers: store.metadata.modelVersionIdentifiers,
+                in: versions
+            ), let from = versions.firstIndex(where: { $0.name == version.name })
+        else {
+            throw MigrationError.unknownVersion(
+                path: path,
+                detail: "its model is none of the versions \(versions.map(\.name).joined(separator: ", "))"
+            )
+        }
+        let name = target ?? versions.first(where: \.isCurrent)?.name ?? versions.last?.name ?? ""
+        guard let to = versions.firstIndex(where: { $0.name == name }) else {
+            throw MigrationError.badTarget(
+                path: path,
+                detail: "no version \(name) (versions: \(versions.map(\.name).joined(separator: ", ")))"
+            )
+        }
+        guard to >= from else {
+            throw MigrationError.badTarget(
+                path: path,
+                detail: "the store is at \(versions[from].name), later than \(name): migrations only go forward"
+            )
+        }
+        return (from, to)
+    }
+
+    /// Refuses while the bridge is behind (its cursor before the last token), mid initial sync, or holds
+    /// parked work: what it has not mirrored was written under the old version.
+    static func checkBridge(_ connection: Connection, path: String) throws {
+        if try connection.tableExists("coexist_parked") {
+            let parked =
+                try connection.scalar(
+                    "SELECT (SELECT count(*) FROM coexist_parked) + (SELECT count(*) FROM coexist_parked_object)"
+                ).integerValue ?? 0
+            guard parked == 0 else {
+                throw MigrationError.bridgeNotCaughtUp(
+                    path: path,
+                    detail:
+                        "the bridge holds \(parked) parked transactions or objects: settle them first (coexistctl parked)"
+                )
+            }
+        }
+        guard try connection.tableExists("coexist_bridge") else { return }
+        let row = try connection.rows("SELECT cursor, initial_sync FROM coexist_bridge WHERE id = 1").first
+        let cursor = row?[0].integerValue ?? 0
+        let last =
+            try connection.tableExists("ATRANSACTION")
+            ? try connection.scalar("SELECT ifnull(max(Z_PK), 0) FROM ATRANSACTION").integerValue ?? 0 : 0
+        guard row?[1] == SQLiteValue.null || row == nil, cursor >= last else {
+            throw MigrationError.bridgeNotCaughtUp(
+                path: path,
+                detail: "the bridge has mirrored up to token \(cursor) of \(last)"
+                    + (row?[1] != SQLiteValue.null ? " (its initial sync is not finished)" : "")
+                    + ": let coexistd catch up (coexistctl wait), stop it, then migrate"
+            )
+        }
+    }
+
+    /// Runs the steps in one transaction on `connection`; returns what `backup` returned.
+    @discardableResult
+    static func run(
+        _ connection: Connection,
+        versions: [XCDataModelReader.Version],
+        from: Int,
+        to: Int,
+        options: Options,
+        report: inout Report,
+        backup: (() throws -> String)? = nil
+    ) throws -> String? {
+        try connection.execute("PRAGMA legacy_alter_table=ON")
+        try connection.execute("BEGIN IMMEDIATE")
+        var made: String?
+        do {
+            made = try backup?()
+            let store = try LegacyStore(connection: connection)
+            let frameworkVersion = store.metadata.frameworkVersion ?? StoreCreator.Options().frameworkVersion
+            let lastToken =
+                try connection.tableExists("ATRANSACTION")
+                ? try connection.scalar("SELECT ifnull(max(Z_PK), 0) FROM ATRANSACTION").integerValue ?? 0 : 0
+            for index in from..<to {
+                let step = try Self.step(
+                    connection,
+                    source: versions[index],
+                    destination: versions[index + 1],
+                    frameworkVersion: frameworkVersion,
+                    overrides: options.overrides,
+                    lastToken: lastToken
+                )
+                report.steps.append(step)
+                if options.failAfterStep == index - from + 1 {
+                    throw MigrationError.injected(path: connection.path, step: index - from + 1)
+                }
+            }
+            let target = versions[to]
+            let finish = try Self.storeStatements(
+                connection,
+                model: target.model,
+                hashes: options.versionInfo?.hashes[target.name]
+            )
+            for statement in finish { try connection.run(statement.sql, statement.arguments) }
+            report.finish = finish.map(\.display)
+            try Self.check(connection)
+            try connection.execute(options.dryRun ? "ROLLBACK" : "COMMIT")
+        } catch {
+            if !connection.isAutocommit { try? connection.execute("ROLLBACK") }
+            throw error
+        }
+        return made
+    }
+
+    /// Plans and runs one version step, part by part.
+    static func step(
+        _ connection: Connection,
+        source: XCDataModelReader.Version,
+        destination: XCDataModelReader.Version,
+        frameworkVersion: Int,
+        overrides: SchemaOverrides,
+        lastToken: Int64
+    ) throws -> Report.Step {
+        let name = "\(source.name) → \(destination.name)"
+        let changes = ModelChanges(from: source.model, to: destination.model)
+        let layout = try PlannedLayout(model: destination.model, frameworkVersion: frameworkVersion)
+        let before = try LegacyStore(connection: connection, model: source.model)
+        var parts: [Report.Part] = []
+        let planners: [(String, () throws -> [MigrationStatement])] = [
+            (
+                "legacy",
+                {
+                    try LegacyStepPlanner(
+                        connection: connection,
+                        source: source.model,
+                        destination: destination.model,
+                        changes: changes,
+                        frameworkVersion: frameworkVersion,
+                        step: name
+                    ).plan()
+                }
+            ),
+            (
+                "new schema",
+                {
+                    try NewSchemaStepPlanner(
+                        connection: connection,
+                        source: source.model,
+                        destination: destination.model,
+                        changes: changes,
+                        overrides: overrides,
+                        step: name
+                    ).plan()
+                }
+            ),
+            (
+                "bridge",
+                {
+                    try BridgeStepPlanner(
+                        connection: connection,
+                        source: source.model,
+                        destination: destination.model,
+                        changes: changes,
+                        layout: layout
+                    ).plan()
+                }
+            ),
+            ("record", { try Self.record(before, source: source, destination: destination, lastToken: lastToken) }),
+        ]
+        for (part, plan) in planners {
+            let statements = try plan()
+            for statement in statements { try connection.run(statement.sql, statement.arguments) }
+            parts.append(Report.Part(part: part, statements: statements.map(\.display)))
+        }
+        return Report.Step(
+            from: source.name,
+            to: destination.name,
+            changes: changes.changes.map(\.description),
+            parts: parts
+        )
+    }
+
+    /// The `coexist_migration` row of a step: the version the history up to `lastToken` was written under,
+    /// with its model and entity numbers, so that old `ZCOLUMNS` stay decodable.
+    static func record(
+        _ before: LegacyStore,
+        source: XCDataModelReader.Version,
+        destination: XCDataModelReader.Version,
+        lastToken: Int64
+    ) throws -> [MigrationStatement] {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        let model = String(decoding: try encoder.encode(source.model), as: UTF8.self)
+        let numbers = Dictionary(
+            (before.schema?.entities.values.map { ($0.name, $0.number) }) ?? [],
+            uniquingKeysWith: { first, _ in first }
+        )
+        let numbersJSON = String(decoding: try encoder.encode(numbers), as: UTF8.self)
+        return [
+            MigrationStatement(
+                """
+                CREATE TABLE IF NOT EXISTS coexist_migration (
+                    id INTEGER PRIMARY KEY,
+                    migrated_at REAL NOT NULL,
+                    from_version TEXT NOT NULL,
+                    to_version TEXT NOT NULL,
+                    last_token INTEGER NOT NULL,
+                    model TEXT NOT NULL,
+                    entity_numbers TEXT NOT NULL
+                ) STRICT
+                """
+            ),
+            MigrationStatement(
+                "INSERT INTO coexist_migration (migrated_at, from_version, to_version, last_token, model, entity_numbers) "
+                    + "VALUES (?, ?, ?, ?, ?, ?)",
+                [
+                    .real(TransactionWriter.now()), .text(source.name), .text(destination.name), .integer(lastToken),
+                    .text(model), .text(numbersJSON),
+                ]
+            ),
+        ]
+    }
+
+    /// `Z_METADATA` (version identifiers and hashes), `Z_MODELCACHE` emptied, `coexist_model` replaced.
+    static func storeStatements(
+        _ connection: Connection,
+        model: Model,
+        hashes: [String: [UInt8]]?
+    ) throws -> [MigrationStatement] {
+        guard
+            let row = try connection.rows("SELECT Z_VERSION, Z_PLIST FROM Z_METADATA ORDER BY Z_VERSION LIMIT 1").first,
+            let bytes = row[1].blobValue
+        else {
+            throw LegacyStoreError.notCoreDataStore(path: connection.path, reason: "Z_METADATA has no plist")
+        }
+        let plist = try StoreMetadata.migratedPlist(
+            bytes,
+            versionIdentifiers: model.versionIdentifiers,
+            hashes: hashes,
+            path: connection.path
+        )
+        var result = [
+            MigrationStatement("UPDATE Z_METADATA SET Z_PLIST = ? WHERE Z_VERSION = ?", [.blob(plist), row[0]])
+        ]
+        if try connection.tableExists("Z_MODELCACHE") { result.append(MigrationStatement("DELETE FROM Z_MODELCACHE")) }
+        result += try LegacyStore.storedModelStatements(model).map { MigrationStatement($0.sql, $0.arguments) }
+        return result
+    }
+
+    /// `foreign_key_check` empty and `integrity_check` "ok", inside the transaction.
+    static func check(_ connection: Connection) throws {
+        let violations = try connection.rows("PRAGMA foreign_key_check")
+        guard violations.isEmpty else {
+            let first = violations.prefix(3).map { row in
+                "\(row[0].textValue ?? "?") row \(row[1].integerValue ?? 0) → \(row[2].textValue ?? "?")"
+            }
+            throw MigrationError.checkFailed(
+                path: connection.path,
+                detail: "\(violations.count) foreign key violations (" + first.joined(separator: "; ") + ")"
+            )
+        }
+        let integrity = try connection.rows("PRAGMA integrity_check").compactMap { $0[0].textValue }
+        guard integrity == ["ok"] else {
+            throw MigrationError.checkFailed(
+                path: connection.path,
+                detail: "integrity_check: " + integrity.prefix(3).joined(separator: "; ")
+            )
+        }
+    }
+
+    /// `VACUUM INTO` `<store>.backup-<version>-<UTC time>Z.sqlite` (`-2`, `-3` … for more in the same
+    /// second), with the store's file mode; never over an existing file.
+    static func backup(_ connection: Connection, of path: String, version: String) throws -> String {
+        let stamp = ReferenceDate.iso8601(secondsSince2001: TransactionWriter.now())
+            .filter { $0.isNumber || $0 == "T" }.prefix(15)
+        let safe = String(version.map { $0.isLetter || $0.isNumber || $0 == "." || $0 == "-" ? $0 : "_" })
+        let base = "\(path).backup-\(safe)-\(stamp)Z"
+        // A second run in the same second gets the next free name; VACUUM INTO never overwrites either.
+        let target =
+            (1...1_000).lazy.map { $0 == 1 ? base + ".sqlite" : base + "-\($0).sqlite" }
+            .first { access($0, F_OK) != 0 } ?? base + ".sqlite"
+        try connection.run("VACUUM INTO ?", [.text(target)])
+        var status = stat()
+        if stat(path, &status) == 0 { chmod(target, status.st_mode & 0o777) }
+        return target
+    }
+
+    /// A scratch copy of the store in the temporary folder, for a dry run.
+    static func scratchCopy(_ connection: Connection, of path: String) throws -> String {
+        let folder = ProcessInfo.processInfo.environment["TMPDIR"] ?? "/tmp"
+        var template = Array("\(folder)/coexist-migrate-XXXXXX".utf8CString)
+        let descriptor = mkstemp(&template)
+        guard descriptor >= 0 else {
+            throw LegacyStoreError.cannotCreate(path: folder, reason: "no scratch file for the dry run")
+        }
+        close(descriptor)
+        let scratch = String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        unlink(scratch)
+        try connection.run("VACUUM INTO ?", [.text(scratch)])
+        return scratch
+    }
+}

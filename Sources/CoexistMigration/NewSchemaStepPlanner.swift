@@ -1,0 +1,268 @@
+import CoexistModel
+import CoexistSQLite
+import CoexistStore
+
+/// Plans the new schema's side of one version step: every entity and join table rebuilt to the
+/// destination's derived schema (``NewSchema/createStatements()``), rows copied set-based per destination
+/// entity (`id` kept, `kind` renamed), defaults for new attributes, references to rows that no longer exist
+/// cleared, views re-created; `coexist_change` follows entity renames. Nothing when the file has no new
+/// schema yet (the bridge derives it on its first start).
+struct NewSchemaStepPlanner {
+    let connection: Connection
+    let source: Model
+    let destination: Model
+    let changes: ModelChanges
+    let overrides: SchemaOverrides
+    let step: String
+
+    /// The step's statements, planned against the file as it is now.
+    func plan() throws -> [MigrationStatement] {
+        let old = try NewSchema(model: source, overrides: overrides)
+        let new = try NewSchema(model: destination, overrides: overrides)
+        guard let first = old.tables.first, try connection.tableExists(first.name) else { return [] }
+        let oldTables = old.tables.map(\.name)
+        var statements = try dropViewsAndIndexes(of: Set(oldTables))
+        statements += oldTables.map { MigrationStatement("ALTER TABLE \($0.quotedIdentifier) RENAME TO \(aside($0))") }
+        statements += new.createStatements().map { MigrationStatement($0) }
+        statements += try copyRows(old, new)
+        statements += try copyJoinRows(old, new)
+        statements += references(new)
+        statements += oldTables.map { MigrationStatement("DROP TABLE \(aside($0))") }
+        statements += renamedChanges()
+        return statements
+    }
+
+    private func aside(_ table: String) -> String { ("coexist_old_" + table).quotedIdentifier }
+
+    private func unsupported(_ detail: String) -> MigrationError {
+        .unsupported(path: connection.path, step: step, detail: detail)
+    }
+
+    /// Every view (they select from the old tables) and the explicit indexes of `tables`.
+    private func dropViewsAndIndexes(of tables: Set<String>) throws -> [MigrationStatement] {
+        let rows = try connection.rows(
+            "SELECT type, name, tbl_name FROM sqlite_master WHERE type IN ('view', 'index', 'trigger') AND sql IS NOT NULL ORDER BY type DESC, name"
+        )
+        var result: [MigrationStatement] = []
+        for row in rows {
+            guard let type = row[0].textValue, let name = row[1].textValue, let table = row[2].textValue else {
+                continue
+            }
+            switch type {
+            case "view":
+                // A view of the new schema is named after a sub-entity and selects from its root's table.
+                guard try viewSelectsFrom(name, tables) else { continue }
+                result.append(MigrationStatement("DROP VIEW \(name.quotedIdentifier)"))
+            case "index" where tables.contains(table):
+                result.append(MigrationStatement("DROP INDEX \(name.quotedIdentifier)"))
+            case "trigger" where tables.contains(table):
+                throw unsupported("trigger \(name) on \(table) of the new schema")
+            default: continue
+            }
+        }
+        return result
+    }
+
+    private func viewSelectsFrom(_ view: String, _ tables: Set<String>) throws -> Bool {
+        let sql =
+            try connection.scalar("SELECT sql FROM sqlite_master WHERE type = 'view' AND name = ?", [.text(view)])
+            .textValue ?? ""
+        return tables.contains { sql.contains(" FROM \($0.quotedIdentifier) ") }
+    }
+
+    private var kept: [(Entity, Entity)] {
+        destination.entities.compactMap { entity in
+            guard case let name?? = changes.entitySources[entity.name], let origin = source.entity(named: name) else {
+                return nil
+            }
+            return (entity, origin)
+        }
+    }
+
+    private func copyRows(_ old: NewSchema, _ new: NewSchema) throws -> [MigrationStatement] {
+        var result: [MigrationStatement] = []
+        for (entity, origin) in kept {
+            guard let from = old.entities[origin.name], let to = new.entities[entity.name] else { continue }
+            guard from.identity == to.identity || Self.sameIdentity(from.identity, to.identity, entity, origin, source)
+            else {
+                throw unsupported("\(entity.name): the identity changes (\(from.identity) → \(to.identity))")
+            }
+            var columns = ["id"]
+            var values = ["id"]
+            var arguments: [SQLiteValue] = []
+            if to.hasKindColumn {
+                columns.append("kind")
+                values.append("?")
+                arguments.append(.text(entity.name))
+            }
+            for attribute in destination.allAttributes(of: entity) where !attribute.isTransient {
+                guard case .column(let column, _)? = to.properties[attribute.name] else { continue }
+                let fallback = try attribute.defaultValue.map { value in
+                    do {
+                        return try NewValueCodec.encode(value.value, as: attribute)
+                    } catch {
+                        throw unsupported("\(entity.name).\(attribute.name): the default cannot be stored: \(error)")
+                    }
+                }
+                if let previous = ModelChanges.origin(of: attribute, in: origin, of: source),
+                    case .column(let oldColumn, _)? = from.properties[previous.name]
+                {
+                    if !attribute.isOptional, let fallback {
+                        values.append("coalesce(\(oldColumn.quotedIdentifier), ?)")
+                        arguments.append(fallback)
+                    } else {
+                        values.append(oldColumn.quotedIdentifier)
+                    }
+                } else if let fallback {
+                    values.append("?")
+                    arguments.append(fallback)
+                } else {
+                    continue
+                }
+                columns.append(column)
+            }
+            for relationship in destination.allRelationships(of: entity) where !relationship.isTransient {
+                guard let previous = ModelChanges.origin(of: relationship, in: origin, of: source) else { continue }
+                switch (to.properties[relationship.name], from.properties[previous.name]) {
+                case (.toOne(let column, let position)?, .toOne(let oldColumn, let oldPosition)?):
+                    columns.append(column)
+                    values.append(oldColumn.quotedIdentifier)
+                    if let position, let oldPosition {
+                        columns.append(position)
+                        values.append(oldPosition.quotedIdentifier)
+                    }
+                case (.toOne?, _), (_, .toOne?):
+                    throw unsupported("\(entity.name).\(relationship.name) changes between to-one and to-many")
+                default: break
+                }
+            }
+            var sql =
+                "INSERT INTO \(to.table.quotedIdentifier) (\(columns.map(\.quotedIdentifier).joined(separator: ", "))) "
+                + "SELECT \(values.joined(separator: ", ")) FROM \(aside(from.table))"
+            if from.hasKindColumn {
+                sql += " WHERE \"kind\" = ?"
+                arguments.append(.text(origin.name))
+            }
+            result.append(MigrationStatement(sql, arguments))
+        }
+        return result
+    }
+
+    /// Whether two identity sources name the same attribute across a rename.
+    private static func sameIdentity(
+        _ old: NewSchema.IdentitySource,
+        _ new: NewSchema.IdentitySource,
+        _ entity: Entity,
+        _ origin: Entity,
+        _ source: Model
+    ) -> Bool {
+        switch (old, new) {
+        case (.generated, .generated): true
+        case (.uuidAttribute(let before), .uuidAttribute(let after)),
+            (.textAttribute(let before), .textAttribute(let after)):
+            entity.attributes.first { $0.name == after }.flatMap {
+                ModelChanges.origin(of: $0, in: origin, of: source)
+            }?
+            .name == before
+        default: false
+        }
+    }
+
+    private func copyJoinRows(_ old: NewSchema, _ new: NewSchema) throws -> [MigrationStatement] {
+        struct Copy {
+            var oldTable: String
+            var columns: [String: String] = [:]
+            var ends: [String: String] = [:]
+        }
+        var copies: [String: Copy] = [:]
+        for (entity, origin) in kept {
+            guard let from = old.entities[origin.name], let to = new.entities[entity.name] else { continue }
+            for relationship in destination.allRelationships(of: entity)
+            where relationship.isToMany && !relationship.isTransient {
+                guard
+                    case .join(let table, let selfColumn, let otherColumn, let position)? =
+                        to.properties[relationship.name],
+                    let previous = ModelChanges.origin(of: relationship, in: origin, of: source),
+                    let targetTable = new.entities[relationship.destination]?.table
+                else { continue }
+                guard
+                    case .join(let oldTable, let oldSelf, let oldOther, let oldPosition)? =
+                        from.properties[previous.name]
+                else {
+                    throw unsupported("\(entity.name).\(relationship.name) moves to a join table")
+                }
+                var copy = copies[table] ?? Copy(oldTable: oldTable)
+                guard copy.oldTable == oldTable else {
+                    throw unsupported("join table \(table) would come from both \(copy.oldTable) and \(oldTable)")
+                }
+                copy.columns[selfColumn] = oldSelf
+                copy.columns[otherColumn] = oldOther
+                if let position, let oldPosition { copy.columns[position] = oldPosition }
+                copy.ends[oldSelf] = to.table
+                copy.ends[oldOther] = targetTable
+                copies[table] = copy
+            }
+        }
+        return copies.sorted(by: { $0.key < $1.key }).map { table, copy in
+            let pairs = copy.columns.sorted(by: { $0.key < $1.key })
+            let conditions = copy.ends.sorted(by: { $0.key < $1.key }).map { column, target in
+                "EXISTS (SELECT 1 FROM \(target.quotedIdentifier) AS d WHERE d.\"id\" = j.\(column.quotedIdentifier))"
+            }
+            return MigrationStatement(
+                "INSERT OR IGNORE INTO \(table.quotedIdentifier) (\(pairs.map(\.key.quotedIdentifier).joined(separator: ", "))) "
+                    + "SELECT \(pairs.map { "j." + $0.value.quotedIdentifier }.joined(separator: ", ")) "
+                    + "FROM \(aside(copy.oldTable)) AS j WHERE \(conditions.joined(separator: " AND "))"
+            )
+        }
+    }
+
+    /// To-ones naming a row that is gone (a removed sub-entity's) are cleared.
+    private func references(_ new: NewSchema) -> [MigrationStatement] {
+        var result: [MigrationStatement] = []
+        for (entity, _) in kept {
+            guard let to = new.entities[entity.name] else { continue }
+            for relationship in destination.allRelationships(of: entity)
+            where !relationship.isToMany && !relationship.isTransient {
+                guard case .toOne(let column, let position)? = to.properties[relationship.name],
+                    let target = destination.entity(named: relationship.destination),
+                    let targetMapping = new.entities[target.name]
+                else { continue }
+                let table = to.table.quotedIdentifier
+                let reference = "\(table).\(column.quotedIdentifier)"
+                let cleared = ([column] + [position].compactMap { $0 }).map { "\($0.quotedIdentifier) = NULL" }
+                var arguments: [SQLiteValue] = []
+                var sql = "UPDATE \(table) SET \(cleared.joined(separator: ", ")) WHERE \(reference) IS NOT NULL"
+                if to.hasKindColumn {
+                    sql += " AND \(table).\"kind\" = ?"
+                    arguments.append(.text(entity.name))
+                }
+                sql +=
+                    " AND NOT EXISTS (SELECT 1 FROM \(targetMapping.table.quotedIdentifier) AS d WHERE d.\"id\" = \(reference)"
+                if targetMapping.hasKindColumn {
+                    let kinds = destination.hierarchy(from: target).map { SQLiteValue.text($0.name) }
+                    sql += " AND d.\"kind\" IN (\(Array(repeating: "?", count: kinds.count).joined(separator: ", ")))"
+                    arguments += kinds
+                }
+                result.append(MigrationStatement(sql + ")", arguments))
+            }
+        }
+        return result
+    }
+
+    /// `coexist_change` rows name entities: a renamed entity's rows take its new name.
+    private func renamedChanges() -> [MigrationStatement] {
+        let renames = kept.filter { $0.0.name != $0.1.name }
+        guard !renames.isEmpty, (try? connection.tableExists("coexist_change")) == true else { return [] }
+        // One statement: renames that chain (A → B, B → C) must not merge.
+        let cases = renames.map { _ in "WHEN ? THEN ?" }.joined(separator: " ")
+        let list = Array(repeating: "?", count: renames.count).joined(separator: ", ")
+        let arguments =
+            renames.flatMap { [SQLiteValue.text($0.1.name), .text($0.0.name)] } + renames.map { .text($0.1.name) }
+        return [
+            MigrationStatement(
+                "UPDATE coexist_change SET entity = CASE entity \(cases) END WHERE entity IN (\(list))",
+                arguments
+            )
+        ]
+    }
+}

@@ -1,0 +1,114 @@
+import CoexistMigration
+import CoexistModel
+import CoexistRuntime
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `coexistctl migrate STORE --model M.xcdatamodeld [--to VERSION] [--dry-run] [--sql] [--json] [--momd PATH]`.
+enum MigrateCommand: Subcommand {
+    static let name = "migrate"
+    static let summary = "move a store to a later version of its model: both schemas and the bridge, in one transaction"
+    static let usage = """
+        usage: coexistctl migrate STORE --model M.xcdatamodeld [--to VERSION] [--dry-run] [--sql] [--json]
+                                 [--momd PATH]
+               coexistctl migrate --config FILE [--to VERSION] [--dry-run] [--sql] [--json] [--momd PATH]
+
+        Finds the version STORE is at (from its own model), then carries it through every later version up
+        to --to, in order: the Core Data tables rebuilt to that version's layout (Z_ENT renumbered,
+        Z_PRIMARYKEY, tombstone columns, Z_METADATA), the new schema to that version's derived schema, and
+        the bridge's identity map, all in ONE SQLite transaction, after a VACUUM INTO backup beside the store
+        (its path is printed). Every row is kept; new attributes get the model's default on both sides;
+        renamed properties keep their values. A step Core Data could not infer is refused with the reasons;
+        so is a step the app ships a mapping model for (<from>-<to>.xcmappingmodel beside the .xcdatamodeld):
+        mapping models are not run yet.
+        Refused while a coexistd serves the file (exit 75), while the bridge has not mirrored everything or
+        holds parked work (75).
+
+          --model PATH   the .xcdatamodeld with every version (or the config's model)
+          --to VERSION   the version to reach (default: the current one)
+          --dry-run      plan and check every step on a scratch copy; the store is not touched
+          --sql          print every statement of every step
+          --momd PATH    the compiled model (a .momd folder or its VersionInfo.plist), whose hashes go to
+                         Z_METADATA; default: <name>.momd beside the .xcdatamodeld; without one the old
+                         hashes are removed, never invented
+          --config FILE  the daemon's configuration: its database, model and schema overrides
+          --json         print the report as JSON
+        """
+
+    static func run(_ arguments: [String]) throws -> ExitCode {
+        let parsed = try ArgumentParser(
+            arguments,
+            flags: ["dry-run", "sql", "json"],
+            options: ["model", "to", "momd", "config", "database"]
+        )
+        _ = try parsed.positionals(min: 0, max: 1)
+        let target = try StoreTarget(parsed)
+        guard let modelPath = target.model else {
+            throw ArgumentParser.UsageError("--model is required (the .xcdatamodeld with every version)")
+        }
+        guard modelPath.hasSuffix(".xcdatamodeld") || modelPath.hasSuffix(".xcdatamodeld/") else {
+            throw ArgumentParser.UsageError(
+                "--model must be an .xcdatamodeld folder (all versions), not \"\(modelPath)\""
+            )
+        }
+        let versions = try XCDataModelReader.readVersions(path: modelPath)
+        var options = Migrator.Options(
+            target: parsed.option("to"),
+            dryRun: parsed.flag("dry-run"),
+            versionInfo: try versionInfo(parsed.option("momd"), model: modelPath),
+            overrides: target.overrides
+        )
+        options.mappingModels = Migrator.mappingModels(beside: modelPath, versions: versions)
+        if let hook = getenv(Migrator.failureHook) { options.failAfterStep = Int(String(cString: hook)) }
+        let report = try Migrator.migrate(store: target.database, versions: versions, options: options)
+        for warning in report.warnings { StandardStreams.error("coexistctl: warning: \(warning)") }
+        if parsed.flag("json") {
+            StandardStreams.out(try JSONOutput.encode(report))
+        } else {
+            StandardStreams.out(text(report, sql: parsed.flag("sql")))
+        }
+        return .success
+    }
+
+    /// The compiled model's version hashes: `--momd` (a folder or the plist), else `<name>.momd` beside
+    /// the `.xcdatamodeld` when there is one.
+    static func versionInfo(_ option: String?, model: String) throws -> VersionInfo? {
+        if let option {
+            let plist = option.hasSuffix(".plist") ? option : option + "/VersionInfo.plist"
+            return try VersionInfo.read(path: plist)
+        }
+        let trimmed = model.hasSuffix("/") ? String(model.dropLast()) : model
+        let beside = String(trimmed.dropLast(".xcdatamodeld".count)) + ".momd/VersionInfo.plist"
+        guard access(beside, R_OK) == 0 else { return nil }
+        return try VersionInfo.read(path: beside)
+    }
+
+    static func text(_ report: Migrator.Report, sql: Bool) -> String {
+        guard !report.steps.isEmpty else { return "\(report.store) is at \(report.to) already: nothing to do" }
+        var lines = ["\(report.store): \(report.from) → \(report.to), \(report.steps.count) step(s)"]
+        if let backup = report.backup { lines.append("backup: \(backup)") }
+        for step in report.steps {
+            let counts = step.parts.map { "\($0.part) \($0.statements.count)" }.joined(separator: ", ")
+            lines.append("step \(step.from) → \(step.to) (statements: \(counts))")
+            lines += step.changes.map { "  " + $0 }
+            if sql {
+                for part in step.parts where !part.statements.isEmpty {
+                    lines.append("  -- \(part.part)")
+                    lines += part.statements.map { "  " + $0 + ";" }
+                }
+            }
+        }
+        if sql && !report.finish.isEmpty {
+            lines.append("-- store")
+            lines += report.finish.map { "  " + $0 + ";" }
+        }
+        lines.append(
+            report.dryRun
+                ? "dry run: every step planned and checked on a scratch copy; \(report.store) was not changed"
+                : "migrated to \(report.to)"
+        )
+        return lines.joined(separator: "\n")
+    }
+}

@@ -1,0 +1,230 @@
+import CoexistLegacyStore
+import CoexistMigration
+import CoexistModel
+import CoexistSQLite
+import Foundation
+import TestSupport
+import Testing
+
+/// Migrations of stores real Core Data wrote: CoreDataPlus SampleModel V1 → V2 → V3 (a renamed entity,
+/// removed attributes, a new entity that renumbers the tree) and objc.io Moody's inferred first step.
+@Suite struct FixtureMigrationTests {
+    let sampleVersions: [XCDataModelReader.Version]
+    let moodyVersions: [XCDataModelReader.Version]
+
+    init() throws {
+        sampleVersions = try XCDataModelReader.readVersions(path: Fixtures.sampleModelXcdatamodeld)
+        moodyVersions = try XCDataModelReader.readVersions(path: Fixtures.moodyXcdatamodeld)
+    }
+
+    func schemaSQL(_ path: String) throws -> [String] {
+        try RawSQLite.rows(
+            path,
+            "SELECT type || ' ' || name || ': ' || sql FROM sqlite_master WHERE sql IS NOT NULL AND tbl_name NOT LIKE "
+                + "'coexist%' AND tbl_name NOT LIKE 'A%' AND tbl_name NOT IN ('Z_PRIMARYKEY', 'Z_METADATA', 'Z_MODELCACHE') "
+                + "ORDER BY name"
+        ).compactMap { $0[0].textValue }
+    }
+
+    @Test func sampleModelV1ToV3KeepsEveryRowAndEndsAsCreated() throws {
+        let directory = try TemporaryDirectory()
+        let path = try directory.copy(Fixtures.sampleModelV1)
+        let source = try directory.copy(Fixtures.sampleModelV1, as: "Source.sqlite")
+        let info = try VersionInfo.read(path: Fixtures.sampleModelVersionInfo)
+        let report = try Migrator.migrate(
+            store: path,
+            versions: sampleVersions,
+            options: Migrator.Options(target: "SampleModel3", versionInfo: info)
+        )
+        #expect(report.steps.map(\.to) == ["SampleModel2", "SampleModel3"])
+        #expect(report.warnings.isEmpty)
+
+        // The legacy DDL is what `create` makes for V3 (same framework version as the store).
+        let v3 = try #require(sampleVersions.last).model
+        let created = try StoreCreator.create(
+            path: directory.file("Created.sqlite"),
+            model: v3,
+            options: StoreCreator.Options(frameworkVersion: 1044)
+        )
+        #expect(try schemaSQL(path) == schemaSQL(created.path))
+        #expect(try RawSQLite.rows(path, "PRAGMA integrity_check") == [[.text("ok")]])
+        #expect(try RawSQLite.rows(path, "PRAGMA foreign_key_check").isEmpty)
+
+        // Entities renumbered (Maker is new), rows kept with their keys; ExpensiveSportCar is now LuxuryCar.
+        #expect(
+            try RawSQLite.rows(path, "SELECT Z_ENT, Z_NAME, Z_SUPER FROM Z_PRIMARYKEY WHERE Z_ENT < 16000 ORDER BY 1")
+                == [
+                    [.integer(1), .text("Car"), .integer(0)], [.integer(2), .text("SportCar"), .integer(1)],
+                    [.integer(3), .text("LuxuryCar"), .integer(2)], [.integer(4), .text("Maker"), .integer(0)],
+                    [.integer(5), .text("Person"), .integer(0)],
+                ]
+        )
+        #expect(
+            try RawSQLite.rows(path, "SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_NAME IN ('Car', 'Person') ORDER BY Z_NAME")
+                == RawSQLite.rows(
+                    source,
+                    "SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_NAME IN ('Car', 'Person') ORDER BY Z_NAME"
+                )
+        )
+        #expect(
+            try RawSQLite.rows(path, "SELECT Z_ENT, count(*) FROM ZCAR GROUP BY 1 ORDER BY 1")
+                == RawSQLite.rows(source, "SELECT Z_ENT, count(*) FROM ZCAR GROUP BY 1 ORDER BY 1")
+        )
+        // Value by value: every column both versions have, every row by key.
+        for table in ["ZCAR", "ZPERSON"] {
+            let before = Set(
+                try RawSQLite.rows(source, "SELECT name FROM pragma_table_info('\(table)')").compactMap {
+                    $0[0].textValue
+                }
+            )
+            let after = Set(
+                try RawSQLite.rows(path, "SELECT name FROM pragma_table_info('\(table)')").compactMap {
+                    $0[0].textValue
+                }
+            )
+            let common = before.intersection(after).subtracting(["Z_ENT"]).sorted().joined(separator: ", ")
+            let query = "SELECT \(common) FROM \(table) ORDER BY Z_PK"
+            #expect(try RawSQLite.rows(path, query) == RawSQLite.rows(source, query), "\(table): \(common)")
+        }
+        // The store says V3, with the compiled hashes and their digest; the model cache is gone.
+        let store = try LegacyStore(path: path)
+        #expect(store.metadata.modelVersionIdentifiers == v3.versionIdentifiers)
+        #expect(Set(store.metadata.hashedEntityNames) == Set(try #require(info.hashes["SampleModel3"]).keys))
+        #expect(try RawSQLite.rows(path, "SELECT count(*) FROM Z_MODELCACHE") == [[.integer(0)]])
+        #expect(store.model?.structuralDifferences(from: v3).isEmpty == true, "coexist_model holds V3")
+        #expect(
+            try RawSQLite.rows(path, "SELECT from_version, to_version FROM coexist_migration ORDER BY id") == [
+                [.text("SampleModel"), .text("SampleModel2")], [.text("SampleModel2"), .text("SampleModel3")],
+            ]
+        )
+        // The backup is the store as it was.
+        let backup = try #require(report.backup)
+        let old = try LegacyStore(path: backup)
+        #expect(
+            old.metadata.modelVersionIdentifiers == (try LegacyStore(path: source)).metadata.modelVersionIdentifiers
+        )
+        #expect(
+            try RawSQLite.rows(backup, "SELECT count(*) FROM ZCAR")
+                == RawSQLite.rows(source, "SELECT count(*) FROM ZCAR")
+        )
+    }
+
+    @Test func moodyFirstStepRenamesAndAddsWithTheDefault() throws {
+        let directory = try TemporaryDirectory()
+        let path = try directory.copy(Fixtures.moody)
+        let source = try directory.copy(Fixtures.moody, as: "Source.moody")
+        _ = try Migrator.migrate(store: path, versions: moodyVersions, options: Migrator.Options(target: "Moody 2"))
+        let rating = try #require(
+            moodyVersions[1].model.entity(named: "Mood")?.attributes.first { $0.name == "rating" }?.defaultValue
+        )
+        #expect(
+            try RawSQLite.rows(path, "SELECT Z_PK, ZREMOTEID FROM ZMOOD ORDER BY Z_PK")
+                == RawSQLite.rows(source, "SELECT Z_PK, ZREMOTEIDENTIFIER FROM ZMOOD ORDER BY Z_PK")
+        )
+        let ratings = try RawSQLite.rows(path, "SELECT DISTINCT ZRATING FROM ZMOOD")
+        #expect(ratings.count == 1)
+        if case .integer(let value) = rating { #expect(ratings == [[.integer(value)]]) }
+        #expect(try RawSQLite.rows(path, "PRAGMA integrity_check") == [[.text("ok")]])
+    }
+
+    @Test func aDryRunLeavesTheStoreByteIdentical() throws {
+        let directory = try TemporaryDirectory()
+        let path = try directory.copy(Fixtures.sampleModelV1)
+        let before = try directory.contents()
+        let report = try Migrator.migrate(
+            store: path,
+            versions: sampleVersions,
+            options: Migrator.Options(target: "SampleModel3", dryRun: true)
+        )
+        #expect(report.steps.count == 2)
+        #expect(report.steps.allSatisfy { step in step.parts.contains { !$0.statements.isEmpty } })
+        #expect(report.backup == nil)
+        #expect(try directory.contents() == before, "nothing created, nothing changed")
+    }
+
+    @Test(arguments: [1, 2])
+    func aFailureAtAnyStepLeavesTheStoreAsItWas(_ step: Int) throws {
+        let directory = try TemporaryDirectory()
+        let path = try directory.copy(Fixtures.sampleModelV1)
+        let before = try #require(FileManager.default.contents(atPath: path))
+        #expect(throws: MigrationError.self) {
+            try Migrator.migrate(
+                store: path,
+                versions: sampleVersions,
+                options: Migrator.Options(target: "SampleModel3", failAfterStep: step)
+            )
+        }
+        #expect(FileManager.default.contents(atPath: path) == before, "byte-identical")
+        let backups = try directory.contents().keys.filter { $0.contains(".backup-SampleModel-") }
+        #expect(backups.count == 1)
+        let backup = directory.file(try #require(backups.first))
+        #expect(try RawSQLite.rows(backup, "PRAGMA integrity_check") == [[.text("ok")]])
+        #expect(
+            try RawSQLite.rows(backup, "SELECT count(*) FROM ZCAR") == RawSQLite.rows(path, "SELECT count(*) FROM ZCAR")
+        )
+        // And the store still migrates afterwards.
+        _ = try Migrator.migrate(
+            store: path,
+            versions: sampleVersions,
+            options: Migrator.Options(target: "SampleModel3")
+        )
+    }
+
+    @Test func aStepWithAMappingModelOrNotInferableIsRefused() throws {
+        let directory = try TemporaryDirectory()
+        let path = try directory.copy(Fixtures.moody)
+        let before = try directory.contents()
+        let mappings = Migrator.mappingModels(beside: Fixtures.moodyXcdatamodeld, versions: moodyVersions)
+        #expect(mappings.keys.sorted() == ["Moody 2→Moody 3", "Moody 3→Moody 4", "Moody 4→Moody 5", "Moody 5→Moody 6"])
+        #expect(throws: MigrationError.self) {
+            try Migrator.migrate(
+                store: path,
+                versions: moodyVersions,
+                options: Migrator.Options(target: "Moody 3", mappingModels: mappings)
+            )
+        }
+        #expect(try directory.contents() == before)
+    }
+
+    @Test func aStepCoreDataCannotInferIsRefusedWithTheReason() throws {
+        let directory = try TemporaryDirectory()
+        let folder = try Self.itemModels(in: directory, types: ("Integer 16", "String"))
+        let versions = try XCDataModelReader.readVersions(path: folder)
+        let store = try StoreCreator.create(path: directory.file("Items.sqlite"), model: versions[0].model)
+        let path = store.path
+        let before = try #require(FileManager.default.contents(atPath: path))
+        do {
+            _ = try Migrator.migrate(store: path, versions: versions)
+            Issue.record("the type change was migrated")
+        } catch let error as MigrationError {
+            #expect("\(error)".contains("Item.count changes type"), "\(error)")
+        }
+        #expect(FileManager.default.contents(atPath: path) == before)
+    }
+
+    /// An `.xcdatamodeld` of two versions of one entity `Item` whose attribute `count` has the given types.
+    static func itemModels(in directory: TemporaryDirectory, types: (String, String)) throws -> String {
+        let folder = directory.file("Items.xcdatamodeld")
+        for (name, type) in [("Items", types.0), ("Items 2", types.1)] {
+            try FileManager.default.createDirectory(
+                atPath: folder + "/\(name).xcdatamodel",
+                withIntermediateDirectories: true
+            )
+            let contents = """
+                <?xml version="1.0" encoding="UTF-8" standalone="yes"?>
+                <model type="com.apple.IDECoreDataModeler.DataModel" documentVersion="1.0" userDefinedModelVersionIdentifier="\(name)">
+                    <entity name="Item" representedClassName="Item" syncable="YES">
+                        <attribute name="count" optional="YES" attributeType="\(type)"/>
+                    </entity>
+                </model>
+                """
+            try Data(contents.utf8).write(to: URL(fileURLWithPath: folder + "/\(name).xcdatamodel/contents"))
+        }
+        let marker = """
+            <?xml version="1.0" encoding="UTF-8"?>
+            <plist version="1.0"><dict><key>_XCCurrentVersionName</key><string>Items 2.xcdatamodel</string></dict></plist>
+            """
+        try Data(marker.utf8).write(to: URL(fileURLWithPath: folder + "/.xccurrentversion"))
+        return folder
+    }
+}
