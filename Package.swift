@@ -101,7 +101,7 @@ let package = Package(
       name: "CoexistDaemon",
       dependencies: [
         "CoexistConfiguration", "CoexistEvents", "CoexistBridge", "CoexistRuntime", "CoexistStore",
-        "CoexistLegacyStore", "CoexistHistory", "CoexistModel",
+        "CoexistLegacyStore", "CoexistHistory", "CoexistModel", "CoexistMigration",
         "CoexistSQLite", "CoexistReporting",
       ],
       swiftSettings: strict

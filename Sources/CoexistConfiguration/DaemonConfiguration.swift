@@ -46,6 +46,8 @@ public struct DaemonConfiguration: Sendable {
     }
     /// Where each key was set, for messages (`file:line` or `command line: --key`).
     public var locations: [String: String] = [:]
+    /// The configuration file read, nil when everything came from the command line.
+    public var file: String?
     /// Where each entity override was set, by entity name and key (`[entity Task]` `column.title`).
     public var overrideLocations: [String: [String: String]] = [:]
 
@@ -84,6 +86,7 @@ public struct DaemonConfiguration: Sendable {
         var configuration = DaemonConfiguration()
         let fileEntries = try file.map { path throws(ConfigError) in try ConfigFile.read(path: path) } ?? []
         for entry in fileEntries + commandLine { try configuration.apply(entry) }
+        configuration.file = file
         try configuration.validate()
         return configuration
     }

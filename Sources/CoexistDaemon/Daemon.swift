@@ -3,6 +3,7 @@ public import CoexistConfiguration
 import CoexistEvents
 import CoexistHistory
 import CoexistLegacyStore
+import CoexistMigration
 public import CoexistModel
 import CoexistReporting
 public import CoexistRuntime
@@ -120,6 +121,16 @@ public final class Daemon {
         }
         let probe = try LegacyStore(path: configuration.database, options: .readOnly)
         let model = try configuration.model.map { try XCDataModelReader.read(path: $0) }
+        if let model, let modelPath = configuration.model, let storeModel = probe.model,
+            !model.structuralDifferences(from: storeModel).isEmpty
+        {
+            let command =
+                configuration.file.map { "coexistctl migrate --config \($0)" }
+                ?? "coexistctl migrate \(configuration.database) --model \(modelPath)"
+            if let reason = Migrator.versionMismatch(store: probe, modelPath: modelPath, command: command) {
+                throw BridgeError.modelMismatch(reason)
+            }
+        }
         if let resolved = model ?? probe.model { try configuration.validateOverrides(against: resolved) }
         return model
     }

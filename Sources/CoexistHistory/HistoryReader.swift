@@ -5,8 +5,9 @@ public import CoexistSQLite
 /// `ZCOLUMNS`, and the tombstone decoded to named values. Supplied by the legacy store, which knows the
 /// entity numbers and the model.
 public protocol LegacyChangeDecoding {
-    /// Decodes the parts of one `ACHANGE` row that need the model.
+    /// Decodes the parts of one `ACHANGE` row (of transaction `token`) that need the model.
     func decode(
+        token: Int64,
         entityNumber: Int,
         type: ChangeType,
         columns: [UInt8]?,
@@ -184,7 +185,13 @@ public struct HistoryReader {
         let type = ChangeType(rawValue: Int(row[2].integerValue ?? -1)) ?? .update
         let columns = row[5].blobValue
         let tombstones = tombstoneColumns.indices.map { row[6 + $0] }
-        let details = decoder.decode(entityNumber: number, type: type, columns: columns, tombstones: tombstones)
+        let details = decoder.decode(
+            token: row[1].integerValue ?? 0,
+            entityNumber: number,
+            type: type,
+            columns: columns,
+            tombstones: tombstones
+        )
         return HistoryChange(
             changeID: row[0].integerValue ?? 0,
             side: .legacy,

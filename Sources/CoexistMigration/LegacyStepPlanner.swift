@@ -10,8 +10,8 @@ import CoexistSQLite
 /// New attributes get the model's default; renamed properties keep their values; a non-optional attribute
 /// with a default fills the rows that had none; references to rows that no longer exist (a removed
 /// sub-entity's) are cleared. `Z_PRIMARYKEY` is rewritten (a root keeps the highest key it ever gave), the
-/// history's `ZENTITY` numbers follow the renumbering (a removed entity's become negative: no entity has
-/// them), and `ACHANGE` gains the tombstone columns the destination needs.
+/// history's `ZENTITY` numbers follow the renumbering (see ``HistoryEras``), and `ACHANGE` gains the
+/// tombstone columns the destination needs.
 struct LegacyStepPlanner {
     let connection: Connection
     let source: Model
@@ -19,6 +19,8 @@ struct LegacyStepPlanner {
     let changes: ModelChanges
     let frameworkVersion: Int
     let step: String
+    /// The id of this step's `coexist_migration` record.
+    let migrationID: Int64
 
     /// The step's statements, planned against the file as it is now.
     func plan() throws -> [MigrationStatement] {
@@ -284,7 +286,18 @@ struct LegacyStepPlanner {
         return result
     }
 
-    /// The history's entity numbers renumbered, and the tombstone columns the destination needs.
+    /// What the step does to kept entities' numbers: old → new (every kept entity, changed or not).
+    func renumbering(_ old: StoreSchema, _ layout: PlannedLayout) -> [Int: Int] {
+        var result: [Int: Int] = [:]
+        for (entity, origin) in kept {
+            guard let from = old.entities[origin.name]?.number, let to = layout.numbers[entity.name] else { continue }
+            result[from] = to
+        }
+        return result
+    }
+
+    /// The history's entity numbers renumbered as the tables are (a removed entity's rows take
+    /// ``HistoryEras/removedNumber(_:migration:)``), and the tombstone columns the destination needs.
     private func history(
         _ store: LegacyStore,
         _ old: StoreSchema,
@@ -293,24 +306,20 @@ struct LegacyStepPlanner {
         -> [MigrationStatement]
     {
         guard let columns = store.tables["ACHANGE"] else { return [] }
-        var renumbered: [(Int, Int)] = []
-        var keptNames: Set<String> = []
-        for (entity, origin) in kept {
-            guard let from = old.entities[origin.name]?.number, let to = layout.numbers[entity.name] else { continue }
-            keptNames.insert(origin.name)
-            if from != to { renumbered.append((from, to)) }
+        let kept = renumbering(old, layout)
+        var renumbered = kept.filter { $0.key != $0.value }.map { ($0.key, $0.value) }
+        for entity in source.entities {
+            if let number = old.entities[entity.name]?.number, kept[number] == nil {
+                renumbered.append((number, HistoryEras.removedNumber(number, migration: migrationID)))
+            }
         }
-        for entity in source.entities where !keptNames.contains(entity.name) {
-            if let number = old.entities[entity.name]?.number { renumbered.append((number, -number)) }
-        }
+        renumbered.sort { $0.0 < $1.0 }
         var result: [MigrationStatement] = []
         if !renumbered.isEmpty {
             let cases = renumbered.map { "WHEN \($0.0) THEN \($0.1)" }.joined(separator: " ")
             let list = renumbered.map { String($0.0) }.joined(separator: ", ")
             result.append(
-                MigrationStatement(
-                    "UPDATE ACHANGE SET ZENTITY = CASE ZENTITY \(cases) END WHERE ZENTITY IN (\(list))"
-                )
+                MigrationStatement("UPDATE ACHANGE SET ZENTITY = CASE ZENTITY \(cases) END WHERE ZENTITY IN (\(list))")
             )
         }
         let present = columns.filter { $0.hasPrefix("ZTOMBSTONE") }.count

@@ -1,5 +1,5 @@
 import CoexistHistory
-import CoexistLegacyStore
+public import CoexistLegacyStore
 public import CoexistModel
 import CoexistSQLite
 import CoexistStore
@@ -157,6 +157,36 @@ public enum Migrator {
             backup: { try Self.backup(probe, of: path, version: versions[from].name) }
         )
         return report
+    }
+
+    /// Why `configured` (the current version of the `.xcdatamodeld` at `modelPath`) does not fit the store
+    /// `store`, in version terms: the store's version, older or newer, and for an older one the exact
+    /// `coexistctl migrate` command (`command`: how to name the store and model to it). Nil when the model
+    /// is not an `.xcdatamodeld`, the store carries no model, or its model is none of the versions.
+    public static func versionMismatch(store: LegacyStore, modelPath: String, command: String) -> String? {
+        guard modelPath.hasSuffix(".xcdatamodeld") || modelPath.hasSuffix(".xcdatamodeld/"),
+            let storeModel = store.model,
+            let versions = try? XCDataModelReader.readVersions(path: modelPath),
+            let found = XCDataModelReader.Version.matching(
+                storeModel,
+                identifiers: store.metadata.modelVersionIdentifiers,
+                in: versions
+            ),
+            let at = versions.firstIndex(where: { $0.name == found.name }),
+            let current = versions.firstIndex(where: \.isCurrent), at != current
+        else { return nil }
+        func named(_ version: XCDataModelReader.Version) -> String {
+            let identifiers = version.model.versionIdentifiers.joined(separator: ", ")
+            return identifiers.isEmpty ? version.name : "\(version.name) (\(identifiers))"
+        }
+        guard at < current else {
+            return
+                "\(store.path) is at model version \(named(found)), newer than the configured \(named(versions[current])): "
+                + "configure the app's newer model"
+        }
+        return
+            "\(store.path) is at model version \(named(found)), older than the configured \(named(versions[current])): "
+            + "migrate it first: \(command)"
     }
 
     /// The mapping models Xcode leaves beside an `.xcdatamodeld` for its steps (`<from>-<to>.xcmappingmodel`
@@ -325,21 +355,38 @@ public enum Migrator {
         let changes = ModelChanges(from: source.model, to: destination.model)
         let layout = try PlannedLayout(model: destination.model, frameworkVersion: frameworkVersion)
         let before = try LegacyStore(connection: connection, model: source.model)
-        var parts: [Report.Part] = []
-        let planners: [(String, () throws -> [MigrationStatement])] = [
-            (
-                "legacy",
-                {
-                    try LegacyStepPlanner(
-                        connection: connection,
-                        source: source.model,
-                        destination: destination.model,
-                        changes: changes,
-                        frameworkVersion: frameworkVersion,
-                        step: name
-                    ).plan()
-                }
+        guard let old = before.schema else {
+            throw MigrationError.unsupported(
+                path: connection.path,
+                step: name,
+                detail: "the store's schema does not resolve"
+            )
+        }
+        let legacy = LegacyStepPlanner(
+            connection: connection,
+            source: source.model,
+            destination: destination.model,
+            changes: changes,
+            frameworkVersion: frameworkVersion,
+            step: name,
+            migrationID: try HistoryEras.nextID(connection)
+        )
+        // What the history up to now was written under, taken before anything changes.
+        let era = HistoryEra(
+            id: legacy.migrationID,
+            fromVersion: source.name,
+            toVersion: destination.name,
+            lastToken: lastToken,
+            model: source.model,
+            numbers: Dictionary(
+                old.entities.values.map { ($0.name, $0.number) },
+                uniquingKeysWith: { first, _ in first }
             ),
+            renumbering: legacy.renumbering(old, layout),
+            slotOrders: before.slotCalibration.order
+        )
+        let planners: [(String, () throws -> [MigrationStatement])] = [
+            ("legacy", { try legacy.plan() }),
             (
                 "new schema",
                 {
@@ -365,8 +412,16 @@ public enum Migrator {
                     ).plan()
                 }
             ),
-            ("record", { try Self.record(before, source: source, destination: destination, lastToken: lastToken) }),
+            (
+                "record",
+                {
+                    try HistoryEras.recordStatements(era, now: TransactionWriter.now()).map {
+                        MigrationStatement($0.sql, $0.arguments)
+                    }
+                }
+            ),
         ]
+        var parts: [Report.Part] = []
         for (part, plan) in planners {
             let statements = try plan()
             for statement in statements { try connection.run(statement.sql, statement.arguments) }
@@ -378,47 +433,6 @@ public enum Migrator {
             changes: changes.changes.map(\.description),
             parts: parts
         )
-    }
-
-    /// The `coexist_migration` row of a step: the version the history up to `lastToken` was written under,
-    /// with its model and entity numbers, so that old `ZCOLUMNS` stay decodable.
-    static func record(
-        _ before: LegacyStore,
-        source: XCDataModelReader.Version,
-        destination: XCDataModelReader.Version,
-        lastToken: Int64
-    ) throws -> [MigrationStatement] {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
-        let model = String(decoding: try encoder.encode(source.model), as: UTF8.self)
-        let numbers = Dictionary(
-            (before.schema?.entities.values.map { ($0.name, $0.number) }) ?? [],
-            uniquingKeysWith: { first, _ in first }
-        )
-        let numbersJSON = String(decoding: try encoder.encode(numbers), as: UTF8.self)
-        return [
-            MigrationStatement(
-                """
-                CREATE TABLE IF NOT EXISTS coexist_migration (
-                    id INTEGER PRIMARY KEY,
-                    migrated_at REAL NOT NULL,
-                    from_version TEXT NOT NULL,
-                    to_version TEXT NOT NULL,
-                    last_token INTEGER NOT NULL,
-                    model TEXT NOT NULL,
-                    entity_numbers TEXT NOT NULL
-                ) STRICT
-                """
-            ),
-            MigrationStatement(
-                "INSERT INTO coexist_migration (migrated_at, from_version, to_version, last_token, model, entity_numbers) "
-                    + "VALUES (?, ?, ?, ?, ?, ?)",
-                [
-                    .real(TransactionWriter.now()), .text(source.name), .text(destination.name), .integer(lastToken),
-                    .text(model), .text(numbersJSON),
-                ]
-            ),
-        ]
     }
 
     /// `Z_METADATA` (version identifiers and hashes), `Z_MODELCACHE` emptied, `coexist_model` replaced.

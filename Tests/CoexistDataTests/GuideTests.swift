@@ -110,6 +110,7 @@ import Testing
 /// For tests of the new side only: legacy changes are not decoded.
 struct NoLegacyDecoder: LegacyChangeDecoding {
     func decode(
+        token: Int64,
         entityNumber: Int,
         type: ChangeType,
         columns: [UInt8]?,

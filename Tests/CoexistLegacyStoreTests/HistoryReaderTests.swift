@@ -99,6 +99,7 @@ extension HistoryReaderTests {
         let person = try #require(store.schema?.entities["Person"]?.number)
         let uuid = "9BA44428-CB62-492E-9919-B03B91FFCA93"
         let details = StoreChangeDecoder(store: store).decode(
+            token: 1,
             entityNumber: person,
             type: .delete,
             columns: nil,

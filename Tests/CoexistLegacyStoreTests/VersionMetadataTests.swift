@@ -83,3 +83,38 @@ import Testing
         #expect(Set(sql) == Set(layout.statements))
     }
 }
+
+/// Which model version a history row was written under, and its entity number then, across migrations
+/// that renumber and remove entities.
+@Suite struct HistoryEraTests {
+    func era(_ id: Int64, last: Int64, numbers: [String: Int], renumbering: [Int: Int]) -> HistoryEra {
+        HistoryEra(
+            id: id,
+            fromVersion: "V\(id)",
+            toVersion: "V\(id + 1)",
+            lastToken: last,
+            model: Model(entities: [], source: "test"),
+            numbers: numbers,
+            renumbering: renumbering,
+            slotOrders: [:]
+        )
+    }
+
+    @Test func rowsResolveToTheirVersionsNumbers() {
+        // V1 → V2: Car 1, Person 2 → Car 1, Maker 2 (new), Person 3. V2 → V3: Maker removed, Person 3 → 2.
+        let eras = [
+            era(1, last: 10, numbers: ["Car": 1, "Person": 2], renumbering: [1: 1, 2: 3]),
+            era(2, last: 20, numbers: ["Car": 1, "Maker": 2, "Person": 3], renumbering: [1: 1, 3: 2]),
+        ]
+        // A Person row of V1 (token 5) now reads 2 (renumbered twice): it was entity 2 then.
+        #expect(HistoryEras.resolve(number: 2, token: 5, in: eras).map { [$0.era, $0.number] } == [0, 2])
+        // A Person row of V2 (token 15): entity 3 then.
+        #expect(HistoryEras.resolve(number: 2, token: 15, in: eras).map { [$0.era, $0.number] } == [1, 3])
+        // A Maker row of V2, removed by the second migration.
+        let removed = HistoryEras.removedNumber(2, migration: 2)
+        #expect(removed < 0)
+        #expect(HistoryEras.resolve(number: removed, token: 15, in: eras).map { [$0.era, $0.number] } == [1, 2])
+        // Rows of the current version resolve to nothing: they decode with the current model.
+        #expect(HistoryEras.resolve(number: 2, token: 21, in: eras) == nil)
+    }
+}

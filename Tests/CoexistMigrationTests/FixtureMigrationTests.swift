@@ -1,3 +1,4 @@
+import CoexistHistory
 import CoexistLegacyStore
 import CoexistMigration
 import CoexistModel
@@ -107,6 +108,44 @@ import Testing
             try RawSQLite.rows(backup, "SELECT count(*) FROM ZCAR")
                 == RawSQLite.rows(source, "SELECT count(*) FROM ZCAR")
         )
+    }
+
+    /// History written under V1 (an update of an ExpensiveSportCar, a delete of a Person with its tombstone)
+    /// still decodes after V1 → V3 with V1's names and layouts, though the entity was renamed and the
+    /// tree renumbered; history written after decodes with V3's.
+    @Test func historyFromBeforeDecodesWithItsVersion() throws {
+        let directory = try TemporaryDirectory()
+        let path = try directory.copy(Fixtures.sampleModelV1)
+        let store = try LegacyStore(path: path, options: OpenOptions())
+        let car = try #require(try store.objects(of: "ExpensiveSportCar").first).id
+        let person = try #require(try store.objects(of: "Person").last).id
+        try store.save(SaveMetadata(author: "old-app")) { save in
+            try save.update(car, ["isLimitedEdition": .boolean(true), "maker": .string("Lotus")])
+        }
+        try store.save(SaveMetadata(author: "old-app")) { save in try save.delete(person) }
+        _ = try Migrator.migrate(
+            store: path,
+            versions: sampleVersions,
+            options: Migrator.Options(target: "SampleModel3")
+        )
+
+        let migrated = try LegacyStore(path: path, options: OpenOptions())
+        try migrated.save(SaveMetadata(author: "new-app")) { save in
+            let luxury = ObjectID(entity: "LuxuryCar", pk: car.pk)
+            try save.update(luxury, ["isLimitedEdition": .boolean(false)])
+        }
+        let transactions = try HistoryReader(store: try LegacyStore(path: path)).transactions(after: 0, limit: 10)
+        #expect(transactions.count == 3)
+        let update = try #require(transactions.first?.changes.first)
+        #expect(update.entity == "ExpensiveSportCar")
+        #expect(update.properties?.sorted() == ["isLimitedEdition", "maker"])
+        let delete = try #require(transactions.dropFirst().first?.changes.first { $0.type == .delete })
+        #expect(delete.entity == "Person")
+        #expect(delete.tombstone["id"] != nil, "the V1 tombstone layout (Person.id is gone in V2)")
+        let after = try #require(transactions.last?.changes.first)
+        #expect(after.entity == "LuxuryCar")
+        #expect(after.properties == ["isLimitedEdition"])
+        #expect(try HistoryCheck(store: try LegacyStore(path: path)).passed)
     }
 
     @Test func moodyFirstStepRenamesAndAddsWithTheDefault() throws {

@@ -38,9 +38,12 @@ public struct SlotCalibration: Sendable, Equatable {
     /// No calibration: the model's order everywhere.
     public init() {}
 
-    /// Learns from the history of the store `connection` holds, read through `schema` with `model`. Reads
-    /// only; a store without history (or entities without evidence) keeps the model's order.
+    /// Learns from the history of the store `connection` holds, read through `schema` with `model`, since
+    /// the last migration. Reads only; a store without history (or entities without evidence) keeps the
+    /// model's order.
     public init(connection: Connection, model: Model, schema: StoreSchema) throws {
+        // Only rows of the current model version: older ones have another layout (see ``HistoryEras``).
+        let eraStart = try HistoryEras.currentEraStart(connection)
         var candidates: [String: [String: (slots: Set<Int>, count: Int)]] = [:]
         for parent in model.entities where !parent.isAbstract {
             guard let parentNumber = schema.entities[parent.name]?.number else { continue }
@@ -67,9 +70,9 @@ public struct SlotCalibration: Sendable, Equatable {
                         JOIN ACHANGE p ON p.ZTRANSACTIONID = c.ZTRANSACTIONID AND p.ZCHANGETYPE = 1 AND p.ZENTITY = ?2
                         JOIN \(SQLIdentifier.quoted(mapping.table)) t ON t.Z_PK = c.ZENTITYPK
                         AND t.\(SQLIdentifier.quoted(column)) = p.ZENTITYPK \(parentKind)
-                        WHERE c.ZCHANGETYPE = 0 AND c.ZENTITY = ?1
+                        WHERE c.ZCHANGETYPE = 0 AND c.ZENTITY = ?1 AND c.ZTRANSACTIONID > ?3
                         """,
-                        [.integer(Int64(mapping.number)), .integer(Int64(parentNumber))]
+                        [.integer(Int64(mapping.number)), .integer(Int64(parentNumber)), .integer(eraStart)]
                     )
                     for row in rows {
                         guard case .blob(let bytes) = row[0], bytes.count == layout.byteCount else { continue }

@@ -5,35 +5,68 @@ public import CoexistSQLite
 /// Decodes legacy `ACHANGE` rows with a store's model and entity numbers: `ZCOLUMNS` to property names
 /// (§4.3, with the store's ``LegacyStore/slotCalibration``), tombstones to named values (§4.4; a value in a
 /// column past the entity's preserved attributes as `tombstone<n>`).
+///
+/// A row written before a migration decodes with the model version it was written under (``HistoryEras``):
+/// its entity and property names are that version's.
 public struct StoreChangeDecoder: LegacyChangeDecoding {
-    private var bitmaps: [Int: PropertyBitmap] = [:]
-    private var tombstones: [Int: TombstoneLayout] = [:]
-    private var names: [Int: String] = [:]
+    /// How one model version's rows decode, by that version's entity numbers.
+    private struct Layouts {
+        var bitmaps: [Int: PropertyBitmap] = [:]
+        var tombstones: [Int: TombstoneLayout] = [:]
+        var names: [Int: String] = [:]
+    }
+
+    private var current = Layouts()
+    private var eras: [HistoryEra] = []
+    private var eraLayouts: [Layouts] = []
 
     /// A decoder for `store`; without a model only entity names (from `Z_PRIMARYKEY`) are known.
     public init(store: LegacyStore) {
         if let model = store.model, let schema = store.schema {
             for entity in model.entities {
                 guard let number = schema.entities[entity.name]?.number else { continue }
-                names[number] = entity.name
-                bitmaps[number] = store.bitmap(of: entity)
-                tombstones[number] = TombstoneLayout(entity: entity, model: model)
+                current.names[number] = entity.name
+                current.bitmaps[number] = store.bitmap(of: entity)
+                current.tombstones[number] = TombstoneLayout(entity: entity, model: model)
             }
         } else {
-            for row in store.primaryKeys { names[row.number] = row.name }
+            for row in store.primaryKeys { current.names[row.number] = row.name }
+        }
+        // A record that cannot be read leaves those rows decoded as the current version's, as before.
+        eras = (try? HistoryEras.read(store.connection)) ?? []
+        eraLayouts = eras.map { era in
+            var layouts = Layouts()
+            for entity in era.model.entities {
+                guard let number = era.numbers[entity.name] else { continue }
+                layouts.names[number] = entity.name
+                layouts.bitmaps[number] = PropertyBitmap(
+                    entity: entity,
+                    model: era.model,
+                    oneToManyOrder: era.slotOrders[entity.name]
+                )
+                layouts.tombstones[number] = TombstoneLayout(entity: entity, model: era.model)
+            }
+            return layouts
         }
     }
 
     /// Decodes one row's entity, properties and tombstone.
     public func decode(
+        token: Int64,
         entityNumber: Int,
         type: ChangeType,
         columns: [UInt8]?,
         tombstones values: [SQLiteValue]
     ) -> LegacyChangeDetails {
-        var details = LegacyChangeDetails(entity: names[entityNumber], properties: nil, tombstone: [:])
-        if type == .update, let columns { details.properties = bitmaps[entityNumber]?.decode(columns) }
-        if type == .delete, let layout = tombstones[entityNumber] {
+        var layouts = current
+        var number = entityNumber
+        if let (era, then) = HistoryEras.resolve(number: entityNumber, token: token, in: eras) {
+            layouts = eraLayouts[era]
+            number = then
+        }
+        var details = LegacyChangeDetails(entity: layouts.names[number], properties: nil, tombstone: [:])
+        if type == .update, let columns { details.properties = layouts.bitmaps[number]?.decode(columns) }
+        if type == .delete, let layout = layouts.tombstones[number] {
             for (index, attribute) in layout.attributes.enumerated() where index < values.count {
                 let stored = values[index]
                 details.tombstone[attribute.name] =

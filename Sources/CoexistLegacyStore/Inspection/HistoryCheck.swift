@@ -3,7 +3,7 @@ import CoexistSQLite
 
 /// How faithfully the store's history decodes (`coexistctl inspect --check-history`): every update's
 /// `ZCOLUMNS` against its entity's layout (coredata-sqlite-format.md §4.3), and the calibration of the
-/// one-to-many slots. Reads only.
+/// one-to-many slots. Reads only. Rows from before a migration (``HistoryEras``) are not checked.
 public struct HistoryCheck: Sendable, Encodable {
     /// Update rows checked.
     public var updates = 0
@@ -36,7 +36,12 @@ public struct HistoryCheck: Sendable, Encodable {
             }
         }
         calibrationConflicts = store.slotCalibration.conflicts
-        try store.connection.forEachRow("SELECT Z_PK, ZENTITY, ZCOLUMNS FROM ACHANGE WHERE ZCHANGETYPE = 1") { row in
+        // Rows written under an earlier model version (before a migration) have that version's layouts.
+        let start = try HistoryEras.currentEraStart(store.connection)
+        try store.connection.forEachRow(
+            "SELECT Z_PK, ZENTITY, ZCOLUMNS FROM ACHANGE WHERE ZCHANGETYPE = 1 AND ZTRANSACTIONID > ?",
+            [.integer(start)]
+        ) { row in
             updates += 1
             let change = row[0].integerValue ?? 0
             let number = Int(row[1].integerValue ?? -1)

@@ -1,0 +1,133 @@
+import CoexistHistory
+import CoexistLegacyStore
+import CoexistModel
+import CoexistSQLite
+import Foundation
+import TestSupport
+import Testing
+
+/// `coexistctl migrate` and coexistd's version check, as an operator runs them: the demo store at
+/// TaskModel (1.0.0) with history, the configured model at TaskModel 2 (2.0.0).
+@Suite struct MigrateCommandTests {
+    /// A demo store at V1 with a category, two tasks and an update in its history.
+    func v1Store(in directory: TemporaryDirectory) throws -> String {
+        let path = directory.file("Tasks.sqlite")
+        let created = try ProductProcess.run(
+            "coexistctl",
+            ["create", path, "--model", Fixtures.demoModel + "/TaskModel.xcdatamodel"]
+        )
+        #expect(created.status == 0, "\(created.stderr)")
+        let store = try LegacyStore(path: path, options: OpenOptions())
+        var task = ObjectID(entity: "Task", pk: 0)
+        try store.save(SaveMetadata(author: "old-app")) { save in
+            let work = try save.insert("Category", ["id": DemoStore.uuid(1), "name": .string("Work")])
+            task = try save.insert("Task", ["id": DemoStore.uuid(2), "title": .string("one"), "createdAt": .date(1)])
+            try save.setToOne(task, "category", work)
+            _ = try save.insert("Task", ["id": DemoStore.uuid(3), "title": .string("two"), "createdAt": .date(2)])
+        }
+        try store.save(SaveMetadata(author: "old-app")) { save in
+            try save.update(task, ["title": .string("one, renamed"), "isCompleted": .boolean(true)])
+        }
+        return path
+    }
+
+    @Test func coexistdRefusesAnOlderStoreNamingBothVersionsAndTheCommand() throws {
+        let directory = try TemporaryDirectory()
+        let path = try v1Store(in: directory)
+        let before = try directory.contents()
+        let result = try ProductProcess.run(
+            "coexistd",
+            ["--database", path, "--model", Fixtures.demoModel, "--socket", directory.file("c.sock"), "--once"]
+        )
+        #expect(result.status == 78)
+        #expect(
+            result.stderr.contains(
+                "is at model version TaskModel (1.0.0), older than the configured TaskModel 2 (2.0.0)"
+            ),
+            "\(result.stderr)"
+        )
+        #expect(result.stderr.contains("coexistctl migrate \(path) --model \(Fixtures.demoModel)"))
+        #expect(try directory.contents() == before, "refusing leaves the file untouched")
+    }
+
+    @Test func dryRunThenFailureThenMigrationThenTheDaemonServesIt() throws {
+        let directory = try TemporaryDirectory()
+        let path = try v1Store(in: directory)
+        let arguments = ["migrate", path, "--model", Fixtures.demoModel]
+        // A dry run prints the steps and statements and changes nothing.
+        let before = try directory.contents()
+        let dry = try ProductProcess.run("coexistctl", arguments + ["--dry-run", "--json"])
+        #expect(dry.status == 0, "\(dry.stderr)")
+        let report = try #require(try JSONSerialization.jsonObject(with: Data(dry.stdout.utf8)) as? [String: Any])
+        #expect(report["from"] as? String == "TaskModel")
+        #expect(report["to"] as? String == "TaskModel 2")
+        #expect(report["dryRun"] as? Bool == true)
+        #expect(dry.stderr.contains("VersionInfo.plist"), "the hashes are removed, and the operator told")
+        #expect(try directory.contents() == before)
+        // A failure after the step (the test hook): everything rolled back, exit 70, the backup is there.
+        var environment = ProcessInfo.processInfo.environment
+        environment["COEXIST_MIGRATION_FAIL_AT"] = "1"
+        let failed = try ProductProcess.run("coexistctl", arguments, environment: environment)
+        #expect(failed.status == 70, "\(failed.stderr)")
+        #expect(failed.stderr.contains("rolled back"))
+        let after = try directory.contents()
+        #expect(after[path.split(separator: "/").last.map(String.init) ?? ""] == before["Tasks.sqlite"])
+        #expect(after.keys.contains { $0.hasPrefix("Tasks.sqlite.backup-TaskModel-") })
+        // The migration itself.
+        let migrated = try ProductProcess.run("coexistctl", arguments)
+        #expect(migrated.status == 0, "\(migrated.stderr)")
+        #expect(migrated.stdout.contains("backup: \(path).backup-TaskModel-"))
+        #expect(migrated.stdout.contains("Task.priority added"))
+        #expect(
+            try RawSQLite.rows(path, "SELECT ZTITLE, ZPRIORITY, ZNOTES FROM ZTASK ORDER BY Z_PK") == [
+                [.text("one, renamed"), .integer(0), .text("")], [.text("two"), .integer(0), .text("")],
+            ]
+        )
+        // The history from before still shows, decoded with the version it was written under.
+        let shown = try ProductProcess.run("coexistctl", ["history", "show", path, "2", "--json"])
+        #expect(shown.status == 0, "\(shown.stderr)")
+        let transaction = try #require(
+            try JSONSerialization.jsonObject(with: Data(shown.stdout.utf8)) as? [String: Any]
+        )
+        let changes = try #require(transaction["changes"] as? [[String: Any]])
+        #expect(changes.count == 1)
+        #expect(changes.first?["entity"] as? String == "Task")
+        #expect(changes.first?["properties"] as? [String] == ["isCompleted", "title"], "\(shown.stdout)")
+        // At the target already: nothing to do.
+        let again = try ProductProcess.run("coexistctl", arguments)
+        #expect(again.status == 0)
+        #expect(again.stdout.contains("is at TaskModel 2 already"))
+        // And coexistd serves it with the V2 model: initial sync, both schemas equal.
+        let served = try ProductProcess.run(
+            "coexistd",
+            ["--database", path, "--model", Fixtures.demoModel, "--socket", directory.file("c.sock"), "--once"]
+        )
+        #expect(served.status == 0, "\(served.stderr)")
+        #expect(try RawSQLite.rows(path, "SELECT title, priority FROM task ORDER BY title").count == 2)
+        let verified = try ProductProcess.run("coexistctl", ["verify", path, "--model", Fixtures.demoModel])
+        #expect(verified.status == 0, "\(verified.stdout)\(verified.stderr)")
+    }
+
+    @Test func refusalsExitWithTheirCodes() throws {
+        let directory = try TemporaryDirectory()
+        let path = try v1Store(in: directory)
+        let before = try directory.contents()
+        let model = ["--model", Fixtures.demoModel]
+        let unknown = try ProductProcess.run("coexistctl", ["migrate", path, "--to", "TaskModel 9"] + model)
+        #expect(unknown.status == 65)
+        #expect(unknown.stderr.contains("no version TaskModel 9"))
+        let notFolder = try ProductProcess.run(
+            "coexistctl",
+            ["migrate", path, "--model", Fixtures.demoModel + "/TaskModel.xcdatamodel"]
+        )
+        #expect(notFolder.status == 64)
+        let mappings = try ProductProcess.run(
+            "coexistctl",
+            ["migrate", directory.copy(Fixtures.moody), "--model", Fixtures.moodyXcdatamodeld, "--to", "Moody 3"]
+        )
+        #expect(mappings.status == 65)
+        #expect(mappings.stderr.contains("Moody 2-Moody 3.xcmappingmodel"), "\(mappings.stderr)")
+        let after = try directory.contents().filter { $0.key != "Moody.moody" }
+        #expect(after == before)
+    }
+}
