@@ -6,6 +6,8 @@ public enum MigrationError: Error, Sendable, CustomStringConvertible {
     case badTarget(path: String, detail: String)
     /// Core Data could not infer the step and nothing covers it.
     case notInferable(path: String, from: String, to: String, reasons: [String])
+    /// A step whose mapping model names a custom entity migration policy (code) no Swift stage stands in for.
+    case customPolicy(path: String, step: String, policy: String)
     /// A change coexist cannot carry out yet, with what it is.
     case unsupported(path: String, step: String, detail: String)
     /// The bridge has not mirrored everything, or holds parked work: migrating would strand it.
@@ -23,6 +25,9 @@ public enum MigrationError: Error, Sendable, CustomStringConvertible {
         case .notInferable(let path, let from, let to, let reasons):
             "\(path): the step \(from) → \(to) cannot be inferred (lightweight) and no mapping model or custom "
                 + "stage covers it: " + reasons.joined(separator: "; ")
+        case .customPolicy(let path, let step, let policy):
+            "\(path): step \(step): its mapping model names the custom migration policy \(policy), which is code: "
+                + "no Swift stage is registered for it"
         case .unsupported(let path, let step, let detail): "\(path): step \(step): not supported yet: \(detail)"
         case .bridgeNotCaughtUp(let path, let detail): "\(path): \(detail)"
         case .checkFailed(let path, let detail): "\(path): the migrated store fails a check (rolled back): \(detail)"

@@ -117,9 +117,14 @@ public enum Migrator {
             let changes = ModelChanges(from: versions[index].model, to: versions[index + 1].model)
             if let mapping = options.mappingModels[versions[index].name + "→" + versions[index + 1].name] {
                 // The app ships a mapping for this step: inferring it instead would lose what it computes.
+                let step = "\(versions[index].name) → \(versions[index + 1].name)"
+                let model = try MappingModelReader.read(path: mapping)
+                if let policy = model.entityMappings.compactMap(\.policy).first {
+                    throw MigrationError.customPolicy(path: path, step: step, policy: policy)
+                }
                 throw MigrationError.unsupported(
                     path: path,
-                    step: "\(versions[index].name) → \(versions[index + 1].name)",
+                    step: step,
                     detail: "it has a mapping model (\(mapping)), and mapping models are not run yet"
                 )
             }

@@ -101,7 +101,7 @@ public struct ErrorReport: Sendable {
 
     private static func exitCode(_ error: MigrationError) -> ExitCode {
         switch error {
-        case .unknownVersion, .badTarget, .notInferable, .unsupported, .checkFailed: .dataError
+        case .unknownVersion, .badTarget, .notInferable, .customPolicy, .unsupported, .checkFailed: .dataError
         case .bridgeNotCaughtUp: .temporaryFailure
         case .injected: .software
         }

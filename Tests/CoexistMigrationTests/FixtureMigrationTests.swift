@@ -225,6 +225,30 @@ import Testing
         #expect(try directory.contents() == before)
     }
 
+    /// Moody 5 → 6 runs a custom entity migration policy (code): refused, naming the class.
+    @Test func aCustomPolicyWithoutAStageIsRefusedNamingIt() throws {
+        let directory = try TemporaryDirectory()
+        let path = try directory.copy(Fixtures.moody5)
+        let before = try directory.contents()
+        let mappings = Migrator.mappingModels(beside: Fixtures.moodyXcdatamodeld, versions: moodyVersions)
+        do {
+            _ = try Migrator.migrate(
+                store: path,
+                versions: moodyVersions,
+                options: Migrator.Options(target: "Moody 6", mappingModels: mappings)
+            )
+            Issue.record("a step with a custom policy ran without its stage")
+        } catch let error as MigrationError {
+            guard case .customPolicy(_, let step, let policy) = error else {
+                Issue.record("\(error)")
+                return
+            }
+            #expect(step == "Moody 5 → Moody 6")
+            #expect(policy.hasSuffix("Country5ToCountry6Policy"))
+        }
+        #expect(try directory.contents() == before)
+    }
+
     @Test func aStepCoreDataCannotInferIsRefusedWithTheReason() throws {
         let directory = try TemporaryDirectory()
         let folder = try Self.itemModels(in: directory, types: ("Integer 16", "String"))
