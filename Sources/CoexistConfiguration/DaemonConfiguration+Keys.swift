@@ -38,6 +38,10 @@ extension DaemonConfiguration {
         ConfigKey("model", \.model, "the app's .xcdatamodeld; empty: the store's own model") {
             entry throws(ConfigError) in entry.value.isEmpty ? nil : entry.value
         },
+        ConfigKey("auto-migrate", \.autoMigrate, "off, or lightweight: migrate an older store at start") {
+            entry throws(ConfigError) in
+            AutoMigrate(rawValue: try entry.choice(AutoMigrate.allCases.map(\.rawValue))) ?? .off
+        },
         ConfigKey("socket", \.socket, "the Unix socket subscribers connect to") { entry throws(ConfigError) in
             try entry.nonEmpty()
         },

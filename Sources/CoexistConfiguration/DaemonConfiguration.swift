@@ -14,6 +14,8 @@ public struct DaemonConfiguration: Sendable {
     public var database: String = ""
     /// The app's model (`.xcdatamodeld`); nil to use the store's own.
     public var model: String?
+    /// Whether coexistd migrates a store older than ``model`` at start (lightweight steps only).
+    public var autoMigrate: AutoMigrate = .off
     /// The Unix socket subscribers connect to (ignored when systemd passes one).
     public var socket: String = "/run/coexist/coexist.sock"
     /// The socket file's mode.
@@ -289,4 +291,13 @@ public struct DaemonConfiguration: Sendable {
             changed.filter { Self.reloadableKeys.contains($0) }, changed.filter { !Self.reloadableKeys.contains($0) }
         )
     }
+}
+
+/// What coexistd does with a store at an older version of the configured `.xcdatamodeld`.
+public enum AutoMigrate: String, Sendable, CaseIterable {
+    /// Refuse to start (exit 78), naming the `coexistctl migrate` command.
+    case off
+    /// Migrate it at start, logging each step, when every step is lightweight (inferred, no mapping model);
+    /// refuse otherwise.
+    case lightweight
 }

@@ -59,6 +59,7 @@ public final class Daemon {
     /// WAL or grown from empty into a database.
     public func open() throws {
         let model = try Self.check(configuration)
+        try migrateIfConfigured()
         // Before any connection: the one descriptor of the file this process keeps (see its type).
         let identity = try DatabaseFileIdentity(path: configuration.database)
         // One daemon per file: a second one would mirror every commit twice.
@@ -91,6 +92,45 @@ public final class Daemon {
             notifier.status(text)
             logger.debug(text)
         }
+    }
+
+    /// With `auto-migrate = lightweight`, a store at an older version of the configured `.xcdatamodeld` is
+    /// migrated before anything else opens it, each step logged; a step that is not lightweight (not
+    /// inferable, or shipped with a mapping model) refuses the start, naming the migrate command.
+    func migrateIfConfigured() throws {
+        guard configuration.autoMigrate == .lightweight, let modelPath = configuration.model,
+            modelPath.hasSuffix(".xcdatamodeld") || modelPath.hasSuffix(".xcdatamodeld/")
+        else { return }
+        let probe = try LegacyStore(path: configuration.database, options: .readOnly)
+        guard let gap = Migrator.versionGap(store: probe, modelPath: modelPath, command: ""), gap.older else {
+            return
+        }
+        let versions = try XCDataModelReader.readVersions(path: modelPath)
+        let options = Migrator.Options(
+            versionInfo: try Migrator.versionInfo(beside: modelPath),
+            overrides: configuration.overrides,
+            mappingModels: Migrator.mappingModels(beside: modelPath, versions: versions)
+        )
+        let report: Migrator.Report
+        do {
+            report = try Migrator.migrate(store: configuration.database, versions: versions, options: options)
+        } catch let error as MigrationError {
+            switch error {
+            case .notInferable, .customPolicy, .unsupported:
+                throw BridgeError.modelMismatch(
+                    "auto-migrate = lightweight migrates lightweight steps only: \(error); "
+                        + "run coexistctl migrate \(configuration.database) --model \(modelPath)"
+                )
+            default: throw error
+            }
+        }
+        for warning in report.warnings { logger.warning(warning) }
+        for step in report.steps {
+            logger.notice(
+                "migrated \(configuration.database): \(step.from) → \(step.to): " + step.changes.joined(separator: "; ")
+            )
+        }
+        logger.notice("migrated \(configuration.database) to \(report.to); backup \(report.backup ?? "none")")
     }
 
     /// The event service's view of the bridge: on a read-only connection (SQLite refuses every write on it).
@@ -127,8 +167,10 @@ public final class Daemon {
             let command =
                 configuration.file.map { "coexistctl migrate --config \($0)" }
                 ?? "coexistctl migrate \(configuration.database) --model \(modelPath)"
-            if let reason = Migrator.versionMismatch(store: probe, modelPath: modelPath, command: command) {
-                throw BridgeError.modelMismatch(reason)
+            if let gap = Migrator.versionGap(store: probe, modelPath: modelPath, command: command),
+                !gap.older || configuration.autoMigrate == .off
+            {
+                throw BridgeError.modelMismatch(gap.message)
             }
         }
         if let resolved = model ?? probe.model { try configuration.validateOverrides(against: resolved) }

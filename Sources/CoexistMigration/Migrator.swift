@@ -169,6 +169,15 @@ public enum Migrator {
     /// `coexistctl migrate` command (`command`: how to name the store and model to it). Nil when the model
     /// is not an `.xcdatamodeld`, the store carries no model, or its model is none of the versions.
     public static func versionMismatch(store: LegacyStore, modelPath: String, command: String) -> String? {
+        versionGap(store: store, modelPath: modelPath, command: command)?.message
+    }
+
+    /// ``versionMismatch(store:modelPath:command:)`` with whether the store is the older one.
+    public static func versionGap(
+        store: LegacyStore,
+        modelPath: String,
+        command: String
+    ) -> (older: Bool, message: String)? {
         guard modelPath.hasSuffix(".xcdatamodeld") || modelPath.hasSuffix(".xcdatamodeld/"),
             let storeModel = store.model,
             let versions = try? XCDataModelReader.readVersions(path: modelPath),
@@ -184,14 +193,25 @@ public enum Migrator {
             let identifiers = version.model.versionIdentifiers.joined(separator: ", ")
             return identifiers.isEmpty ? version.name : "\(version.name) (\(identifiers))"
         }
+        let versionsSaid = "\(store.path) is at model version \(named(found)), "
         guard at < current else {
-            return
-                "\(store.path) is at model version \(named(found)), newer than the configured \(named(versions[current])): "
-                + "configure the app's newer model"
+            return (
+                false,
+                versionsSaid + "newer than the configured \(named(versions[current])): configure the app's newer model"
+            )
         }
-        return
-            "\(store.path) is at model version \(named(found)), older than the configured \(named(versions[current])): "
-            + "migrate it first: \(command)"
+        return (
+            true, versionsSaid + "older than the configured \(named(versions[current])): migrate it first: \(command)"
+        )
+    }
+
+    /// The compiled model's `VersionInfo.plist` beside an `.xcdatamodeld` (`<name>.momd/VersionInfo.plist`
+    /// in the same folder), nil when there is none.
+    public static func versionInfo(beside model: String) throws -> VersionInfo? {
+        let trimmed = model.hasSuffix("/") ? String(model.dropLast()) : model
+        let beside = String(trimmed.dropLast(".xcdatamodeld".count)) + ".momd/VersionInfo.plist"
+        guard access(beside, R_OK) == 0 else { return nil }
+        return try VersionInfo.read(path: beside)
     }
 
     /// The mapping models Xcode leaves beside an `.xcdatamodeld` for its steps (`<from>-<to>.xcmappingmodel`

@@ -79,10 +79,7 @@ enum MigrateCommand: Subcommand {
             let plist = option.hasSuffix(".plist") ? option : option + "/VersionInfo.plist"
             return try VersionInfo.read(path: plist)
         }
-        let trimmed = model.hasSuffix("/") ? String(model.dropLast()) : model
-        let beside = String(trimmed.dropLast(".xcdatamodeld".count)) + ".momd/VersionInfo.plist"
-        guard access(beside, R_OK) == 0 else { return nil }
-        return try VersionInfo.read(path: beside)
+        return try Migrator.versionInfo(beside: model)
     }
 
     static func text(_ report: Migrator.Report, sql: Bool) -> String {

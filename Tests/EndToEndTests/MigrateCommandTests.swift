@@ -130,4 +130,39 @@ import Testing
         let after = try directory.contents().filter { $0.key != "Moody.moody" }
         #expect(after == before)
     }
+
+    /// `auto-migrate = lightweight`: coexistd migrates the older store itself at start, then serves it; a step
+    /// with a mapping model is refused (exit 78) and the store is left alone.
+    @Test func coexistdAutoMigratesLightweightStepsOnly() throws {
+        let directory = try TemporaryDirectory()
+        let path = try v1Store(in: directory)
+        let served = try ProductProcess.run(
+            "coexistd",
+            [
+                "--database", path, "--model", Fixtures.demoModel, "--socket", directory.file("c.sock"),
+                "--auto-migrate", "lightweight", "--once",
+            ]
+        )
+        #expect(served.status == 0, "\(served.stderr)")
+        #expect(try LegacyStore(path: path).metadata.modelVersionIdentifiers == ["2.0.0"])
+        #expect(try directory.contents().keys.contains { $0.hasPrefix("Tasks.sqlite.backup-TaskModel-") })
+        #expect(try RawSQLite.rows(path, "SELECT count(*) FROM task WHERE priority = 0") == [[.integer(2)]])
+
+        let moody = try directory.copy(Fixtures.moody)
+        _ = try ProductProcess.run(
+            "coexistctl",
+            ["migrate", moody, "--model", Fixtures.moodyXcdatamodeld, "--to", "Moody 2"]
+        )
+        let before = try #require(FileManager.default.contents(atPath: moody))
+        let refused = try ProductProcess.run(
+            "coexistd",
+            [
+                "--database", moody, "--model", Fixtures.moodyXcdatamodeld, "--socket", directory.file("m.sock"),
+                "--auto-migrate", "lightweight", "--once",
+            ]
+        )
+        #expect(refused.status == 78)
+        #expect(refused.stderr.contains("lightweight steps only"), "\(refused.stderr)")
+        #expect(FileManager.default.contents(atPath: moody) == before)
+    }
 }
