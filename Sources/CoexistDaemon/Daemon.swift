@@ -106,11 +106,12 @@ public final class Daemon {
             return
         }
         let versions = try XCDataModelReader.readVersions(path: modelPath)
-        let options = Migrator.Options(
+        var options = Migrator.Options(
             versionInfo: try Migrator.versionInfo(beside: modelPath),
             overrides: configuration.overrides,
             mappingModels: Migrator.mappingModels(beside: modelPath, versions: versions)
         )
+        options.lightweightOnly = true
         let report: Migrator.Report
         do {
             report = try Migrator.migrate(store: configuration.database, versions: versions, options: options)

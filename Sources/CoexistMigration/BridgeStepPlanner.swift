@@ -10,7 +10,7 @@ struct BridgeStepPlanner {
     let connection: Connection
     let source: Model
     let destination: Model
-    let changes: ModelChanges
+    let mapping: StepMapping
     let layout: PlannedLayout
 
     /// The step's statements, planned against the file as it is now.
@@ -21,7 +21,7 @@ struct BridgeStepPlanner {
         for root in destination.entities where root.superentity == nil {
             let origins = Set(
                 destination.hierarchy(from: root).compactMap { member -> String? in
-                    guard case let name?? = changes.entitySources[member.name], let origin = source.entity(named: name)
+                    guard let name = mapping.sources[member.name], let origin = source.entity(named: name)
                     else { return nil }
                     return source.root(of: origin).name
                 }

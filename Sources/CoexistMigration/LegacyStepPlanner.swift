@@ -16,7 +16,7 @@ struct LegacyStepPlanner {
     let connection: Connection
     let source: Model
     let destination: Model
-    let changes: ModelChanges
+    let mapping: StepMapping
     let frameworkVersion: Int
     let step: String
     /// The id of this step's `coexist_migration` record.
@@ -81,34 +81,32 @@ struct LegacyStepPlanner {
     }
 
     /// The destination entities that come from a source entity: (destination, origin).
-    private var kept: [(Entity, Entity)] {
-        destination.entities.compactMap { entity in
-            guard case let name?? = changes.entitySources[entity.name], let origin = source.entity(named: name) else {
-                return nil
-            }
-            return (entity, origin)
-        }
-    }
+    private var kept: [(Entity, Entity)] { mapping.fills.map { ($0.destination, $0.source) } }
 
     /// One `INSERT … SELECT` per destination entity that has a source entity.
     private func copyRows(_ old: StoreSchema, _ layout: PlannedLayout) throws -> [MigrationStatement] {
         var result: [MigrationStatement] = []
-        for (entity, origin) in kept {
-            guard let from = old.entities[origin.name], let to = layout.schema.entities[entity.name] else { continue }
+        var feeds: [String: Set<String>] = [:]
+        for fill in mapping.fills {
+            let entity = fill.destination
+            guard let from = old.entities[fill.source.name], let to = layout.schema.entities[entity.name] else {
+                continue
+            }
+            feeds[to.table, default: []].insert(from.table)
             var columns = ["Z_PK", "Z_ENT", "Z_OPT"]
-            var values = ["Z_PK", "?", "Z_OPT"]
+            var values = ["s.Z_PK", "?", "s.Z_OPT"]
             var arguments: [SQLiteValue] = [.integer(Int64(to.number))]
             for attribute in destination.allAttributes(of: entity) where !attribute.isTransient {
                 guard case .attribute(let column) = to.properties[attribute.name] else { continue }
-                let fallback = try attribute.defaultValue.map { try encodedDefault($0, attribute, entity) }
-                if let previous = ModelChanges.origin(of: attribute, in: origin, of: source),
-                    case .attribute(let oldColumn) = from.properties[previous.name]
-                {
+                let fallback = try attribute.defaultValue.map { try encodedDefault($0.value, attribute, entity) }
+                if let value = fill.attributes[attribute.name] {
+                    let (sql, bound) = try expression(value, of: fill.source, old, attribute: attribute, entity: entity)
                     if !attribute.isOptional, let fallback {
-                        values.append("coalesce(\(oldColumn.quotedIdentifier), ?)")
-                        arguments.append(fallback)
+                        values.append("coalesce(\(sql), ?)")
+                        arguments += bound + [fallback]
                     } else {
-                        values.append(oldColumn.quotedIdentifier)
+                        values.append(sql)
+                        arguments += bound
                     }
                 } else if let fallback {
                     values.append("?")
@@ -119,17 +117,26 @@ struct LegacyStepPlanner {
                 columns.append(column)
             }
             for relationship in destination.allRelationships(of: entity) where !relationship.isTransient {
-                guard let previous = ModelChanges.origin(of: relationship, in: origin, of: source) else { continue }
+                guard let value = fill.relationships[relationship.name] else { continue }
                 let name = "\(entity.name).\(relationship.name)"
-                switch (to.properties[relationship.name], from.properties[previous.name]) {
-                case (.toOne(let column, _, let order)?, .toOne(let oldColumn, _, let oldOrder)?):
-                    columns.append(column)
-                    values.append(oldColumn.quotedIdentifier)
-                    if let order, let oldOrder {
-                        columns.append(order)
-                        values.append(oldOrder.quotedIdentifier)
+                var previous: PropertyStorage?
+                if case .property(let origin) = value { previous = from.properties[origin] }
+                switch (to.properties[relationship.name], previous) {
+                case (.toOne(let column, _, let order)?, _):
+                    if let previous {
+                        guard case .toOne(_, _, let oldOrder) = previous else {
+                            throw unsupported("\(name) changes between to-one and to-many")
+                        }
+                        if let order, let oldOrder {
+                            columns.append(order)
+                            values.append("s." + oldOrder.quotedIdentifier)
+                        }
                     }
-                case (.toOne?, _), (_, .toOne?):
+                    let (sql, bound) = try expression(value, of: fill.source, old, attribute: nil, entity: entity)
+                    columns.append(column)
+                    values.append(sql)
+                    arguments += bound
+                case (_, .toOne?):
                     throw unsupported("\(name) changes between to-one and to-many")
                 case (.hiddenForeignKey?, _), (_, .hiddenForeignKey?):
                     throw unsupported("\(name) is a to-many without an inverse")
@@ -137,20 +144,77 @@ struct LegacyStepPlanner {
                 }
             }
             arguments.append(.integer(Int64(from.number)))
+            let list = columns.map(\.quotedIdentifier).joined(separator: ", ")
             result.append(
                 MigrationStatement(
-                    "INSERT INTO \(to.table.quotedIdentifier) (\(columns.map(\.quotedIdentifier).joined(separator: ", "))) "
-                        + "SELECT \(values.joined(separator: ", ")) FROM \(aside(from.table)) WHERE Z_ENT = ?",
+                    "INSERT INTO \(to.table.quotedIdentifier) (\(list)) SELECT \(values.joined(separator: ", ")) "
+                        + "FROM \(aside(from.table)) AS s WHERE s.Z_ENT = ?",
                     arguments
                 )
             )
         }
+        for (table, sources) in feeds.sorted(by: { $0.key < $1.key }) where sources.count > 1 {
+            let names = sources.sorted().joined(separator: " and ")
+            throw unsupported("\(table) would take rows of \(names), whose keys may collide")
+        }
         return result
     }
 
-    private func encodedDefault(_ value: DefaultValue, _ attribute: Attribute, _ entity: Entity) throws -> SQLiteValue {
+    /// The SQL of `value` for a row of `origin` read as `s` from its table (set aside): a column, a key
+    /// path through to-ones as nested lookups (rows keep their keys), or a bound constant.
+    private func expression(
+        _ value: StepMapping.Value,
+        of origin: Entity,
+        _ old: StoreSchema,
+        attribute: Attribute?,
+        entity: Entity
+    ) throws -> (String, [SQLiteValue]) {
+        switch value {
+        case .property(let name):
+            return try expression(.keyPath([name]), of: origin, old, attribute: attribute, entity: entity)
+        case .keyPath(let path):
+            var current = origin
+            var sql = ""
+            for (index, component) in path.enumerated() {
+                guard let table = old.entities[current.name], let storage = table.properties[component] else {
+                    throw unsupported("\(entity.name): \(current.name).\(component) is not stored in the source")
+                }
+                let column: String
+                switch storage {
+                case .attribute(let name): column = name
+                case .toOne(let name, _, _): column = name
+                default: throw unsupported("\(entity.name): \(current.name).\(component) is a to-many in a key path")
+                }
+                sql =
+                    index == 0
+                    ? "s." + column.quotedIdentifier
+                    : "(SELECT t\(index).\(column.quotedIdentifier) FROM \(aside(table.table)) AS t\(index) "
+                        + "WHERE t\(index).Z_PK = \(sql))"
+                guard index < path.count - 1 else { break }
+                guard case .toOne = storage,
+                    let relationship = source.allRelationships(of: current).first(where: { $0.name == component }),
+                    let next = source.entity(named: relationship.destination)
+                else { throw unsupported("\(entity.name): \(current.name).\(component) is not a to-one") }
+                current = next
+            }
+            return (sql, [])
+        case .constant(let constant):
+            guard let attribute else { throw unsupported("\(entity.name): a constant for a relationship") }
+            return ("?", [try encodedDefault(constant, attribute, entity)])
+        }
+    }
+
+    /// The source relationship a destination to-many is copied from (a plain property mapping).
+    private func joinOrigin(of relationship: Relationship, in entity: Entity, from origin: Entity) -> Relationship? {
+        let fill = mapping.fills.first { $0.destination.name == entity.name && $0.source.name == origin.name }
+        guard case .property(let name)? = fill?.relationships[relationship.name] else { return nil }
+        return source.allRelationships(of: origin).first { $0.name == name }
+    }
+
+    private func encodedDefault(_ value: AttributeValue, _ attribute: Attribute, _ entity: Entity) throws -> SQLiteValue
+    {
         do {
-            return try AttributeCodec.encode(value.value, as: attribute)
+            return try AttributeCodec.encode(value, as: attribute)
         } catch {
             throw unsupported("\(entity.name).\(attribute.name): the default value cannot be stored: \(error)")
         }
@@ -171,7 +235,7 @@ struct LegacyStepPlanner {
                 guard
                     case .joinTable(let table, let selfColumn, let otherColumn, let order)? =
                         to.properties[relationship.name],
-                    let previous = ModelChanges.origin(of: relationship, in: origin, of: source),
+                    let previous = joinOrigin(of: relationship, in: entity, from: origin),
                     let target = destination.entity(named: relationship.destination),
                     let targetTable = layout.schema.entities[target.name]?.table
                 else { continue }
@@ -271,7 +335,7 @@ struct LegacyStepPlanner {
             }
             let given =
                 destination.hierarchy(from: entity).compactMap { member -> Int64? in
-                    guard case let name?? = changes.entitySources[member.name], let origin = source.entity(named: name)
+                    guard let name = mapping.sources[member.name], let origin = source.entity(named: name)
                     else { return nil }
                     return oldMax[source.root(of: origin).name]
                 }.max() ?? 0

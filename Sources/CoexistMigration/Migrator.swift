@@ -23,6 +23,13 @@ import Glibc
 /// A dry run does the same on a scratch copy (`VACUUM INTO` a temporary file) and rolls it back: the store
 /// is only read.
 public enum Migrator {
+    /// How one step runs: its mapping (inferred or from a mapping model), and which it is.
+    struct Plan: Sendable {
+        var mapping: StepMapping
+        var how: String
+        var stage: MigrationStage?
+    }
+
     /// The test hook: a failure injected after step N (1-based) of a run, to prove the rollback.
     public static let failureHook = "COEXIST_MIGRATION_FAIL_AT"
 
@@ -38,6 +45,10 @@ public enum Migrator {
         public var overrides: SchemaOverrides
         /// After which step to fail (the test hook); nil: never.
         public var failAfterStep: Int?
+        /// Custom stages, by step: for steps whose mapping names a policy, or that Core Data could not infer.
+        public var stages: [MigrationStage]
+        /// Refuse every step that is not inferred (a mapping model, a stage): coexistd's `auto-migrate`.
+        public var lightweightOnly = false
         /// The mapping models shipped for steps, by step (`"Moody 2→Moody 3"`): see
         /// ``Migrator/mappingModels(beside:versions:)``.
         public var mappingModels: [String: String]
@@ -49,8 +60,10 @@ public enum Migrator {
             versionInfo: VersionInfo? = nil,
             overrides: SchemaOverrides = SchemaOverrides(),
             failAfterStep: Int? = nil,
-            mappingModels: [String: String] = [:]
+            mappingModels: [String: String] = [:],
+            stages: [MigrationStage] = []
         ) {
+            self.stages = stages
             self.mappingModels = mappingModels
             self.target = target
             self.dryRun = dryRun
@@ -66,6 +79,8 @@ public enum Migrator {
         public struct Step: Sendable, Encodable {
             public var from: String
             public var to: String
+            /// `inferred (lightweight)` or `mapping model PATH`.
+            public var how: String
             /// What changes, in words.
             public var changes: [String]
             /// The statements, per part of the file (`legacy`, `new schema`, `bridge`).
@@ -113,29 +128,50 @@ public enum Migrator {
             warnings: []
         )
         guard from < to else { return report }
+        var plans: [Plan] = []
         for index in from..<to {
-            let changes = ModelChanges(from: versions[index].model, to: versions[index + 1].model)
-            if let mapping = options.mappingModels[versions[index].name + "→" + versions[index + 1].name] {
-                // The app ships a mapping for this step: inferring it instead would lose what it computes.
-                let step = "\(versions[index].name) → \(versions[index + 1].name)"
-                let model = try MappingModelReader.read(path: mapping)
-                if let policy = model.entityMappings.compactMap(\.policy).first {
-                    throw MigrationError.customPolicy(path: path, step: step, policy: policy)
-                }
+            let source = versions[index]
+            let destination = versions[index + 1]
+            let step = "\(source.name) → \(destination.name)"
+            let stage = options.stages.first { $0.fromVersion == source.name && $0.toVersion == destination.name }
+            if let file = options.mappingModels[source.name + "→" + destination.name], options.lightweightOnly {
                 throw MigrationError.unsupported(
                     path: path,
                     step: step,
-                    detail: "it has a mapping model (\(mapping)), and mapping models are not run yet"
+                    detail: "it has a mapping model (\(file)): not lightweight"
                 )
             }
-            guard changes.isLightweight else {
+            if let file = options.mappingModels[source.name + "→" + destination.name] {
+                // The app ships a mapping for this step: it is what the step does (inferring would lose it).
+                let model = try MappingModelReader.read(path: file)
+                let mapping = try StepMapping.mapped(
+                    model,
+                    from: source.model,
+                    to: destination.model,
+                    path: path,
+                    step: step,
+                    stage: stage
+                )
+                let how = "mapping model \(file)" + (stage == nil ? "" : " and a custom stage")
+                plans.append(Plan(mapping: mapping, how: how, stage: stage))
+                continue
+            }
+            let changes = ModelChanges(from: source.model, to: destination.model)
+            guard changes.isLightweight || (stage != nil && !options.lightweightOnly) else {
                 throw MigrationError.notInferable(
                     path: path,
-                    from: versions[index].name,
-                    to: versions[index + 1].name,
+                    from: source.name,
+                    to: destination.name,
                     reasons: changes.reasons
                 )
             }
+            plans.append(
+                Plan(
+                    mapping: StepMapping.inferred(from: source.model, to: destination.model, changes: changes),
+                    how: stage == nil ? "inferred (lightweight)" : "inferred, with a custom stage",
+                    stage: stage
+                )
+            )
         }
         try Self.checkBridge(probe, path: path)
         if options.versionInfo?.hashes[versions[to].name] == nil {
@@ -148,7 +184,7 @@ public enum Migrator {
             let scratch = try Self.scratchCopy(probe, of: path)
             defer { for suffix in ["", "-wal", "-shm", "-journal"] { unlink(scratch + suffix) } }
             let connection = try Connection(path: scratch, options: Self.migrationOptions)
-            try Self.run(connection, versions: versions, from: from, to: to, options: options, report: &report)
+            try Self.run(connection, versions: versions, from: from, plans: plans, options: options, report: &report)
             return report
         }
         let connection = try Connection(path: path, options: Self.migrationOptions)
@@ -156,7 +192,7 @@ public enum Migrator {
             connection,
             versions: versions,
             from: from,
-            to: to,
+            plans: plans,
             options: options,
             report: &report,
             backup: { try Self.backup(probe, of: path, version: versions[from].name) }
@@ -321,7 +357,7 @@ public enum Migrator {
         _ connection: Connection,
         versions: [XCDataModelReader.Version],
         from: Int,
-        to: Int,
+        plans: [Plan],
         options: Options,
         report: inout Report,
         backup: (() throws -> String)? = nil
@@ -333,24 +369,21 @@ public enum Migrator {
             made = try backup?()
             let store = try LegacyStore(connection: connection)
             let frameworkVersion = store.metadata.frameworkVersion ?? StoreCreator.Options().frameworkVersion
-            let lastToken =
-                try connection.tableExists("ATRANSACTION")
-                ? try connection.scalar("SELECT ifnull(max(Z_PK), 0) FROM ATRANSACTION").integerValue ?? 0 : 0
-            for index in from..<to {
+            for (offset, plan) in plans.enumerated() {
                 let step = try Self.step(
                     connection,
-                    source: versions[index],
-                    destination: versions[index + 1],
+                    source: versions[from + offset],
+                    destination: versions[from + offset + 1],
+                    plan: plan,
                     frameworkVersion: frameworkVersion,
-                    overrides: options.overrides,
-                    lastToken: lastToken
+                    overrides: options.overrides
                 )
                 report.steps.append(step)
-                if options.failAfterStep == index - from + 1 {
-                    throw MigrationError.injected(path: connection.path, step: index - from + 1)
+                if options.failAfterStep == offset + 1 {
+                    throw MigrationError.injected(path: connection.path, step: offset + 1)
                 }
             }
-            let target = versions[to]
+            let target = versions[from + plans.count]
             let finish = try Self.storeStatements(
                 connection,
                 model: target.model,
@@ -372,13 +405,29 @@ public enum Migrator {
         _ connection: Connection,
         source: XCDataModelReader.Version,
         destination: XCDataModelReader.Version,
+        plan: Plan,
         frameworkVersion: Int,
-        overrides: SchemaOverrides,
-        lastToken: Int64
+        overrides: SchemaOverrides
     ) throws -> Report.Step {
         let name = "\(source.name) → \(destination.name)"
         let changes = ModelChanges(from: source.model, to: destination.model)
         let layout = try PlannedLayout(model: destination.model, frameworkVersion: frameworkVersion)
+        var parts: [Report.Part] = []
+        if let willMigrate = plan.stage?.willMigrate {
+            try willMigrate(
+                MigrationStageContext(
+                    connection: connection,
+                    version: source.name,
+                    model: source.model,
+                    overrides: overrides
+                )
+            )
+            parts.append(Report.Part(part: "custom stage", statements: ["willMigrate (Swift)"]))
+        }
+        // The last token written under the source version (the stage's saves included).
+        let lastToken =
+            try connection.tableExists("ATRANSACTION")
+            ? try connection.scalar("SELECT ifnull(max(Z_PK), 0) FROM ATRANSACTION").integerValue ?? 0 : 0
         let before = try LegacyStore(connection: connection, model: source.model)
         guard let old = before.schema else {
             throw MigrationError.unsupported(
@@ -391,7 +440,7 @@ public enum Migrator {
             connection: connection,
             source: source.model,
             destination: destination.model,
-            changes: changes,
+            mapping: plan.mapping,
             frameworkVersion: frameworkVersion,
             step: name,
             migrationID: try HistoryEras.nextID(connection)
@@ -419,7 +468,7 @@ public enum Migrator {
                         connection: connection,
                         source: source.model,
                         destination: destination.model,
-                        changes: changes,
+                        mapping: plan.mapping,
                         overrides: overrides,
                         step: name
                     ).plan()
@@ -432,7 +481,7 @@ public enum Migrator {
                         connection: connection,
                         source: source.model,
                         destination: destination.model,
-                        changes: changes,
+                        mapping: plan.mapping,
                         layout: layout
                     ).plan()
                 }
@@ -446,15 +495,26 @@ public enum Migrator {
                 }
             ),
         ]
-        var parts: [Report.Part] = []
-        for (part, plan) in planners {
-            let statements = try plan()
+        for (part, planner) in planners {
+            let statements = try planner()
             for statement in statements { try connection.run(statement.sql, statement.arguments) }
             parts.append(Report.Part(part: part, statements: statements.map(\.display)))
+        }
+        if let didMigrate = plan.stage?.didMigrate {
+            try didMigrate(
+                MigrationStageContext(
+                    connection: connection,
+                    version: destination.name,
+                    model: destination.model,
+                    overrides: overrides
+                )
+            )
+            parts.append(Report.Part(part: "custom stage", statements: ["didMigrate (Swift)"]))
         }
         return Report.Step(
             from: source.name,
             to: destination.name,
+            how: plan.how,
             changes: changes.changes.map(\.description),
             parts: parts
         )

@@ -11,7 +11,7 @@ struct NewSchemaStepPlanner {
     let connection: Connection
     let source: Model
     let destination: Model
-    let changes: ModelChanges
+    let mapping: StepMapping
     let overrides: SchemaOverrides
     let step: String
 
@@ -70,25 +70,19 @@ struct NewSchemaStepPlanner {
         return tables.contains { sql.contains(" FROM \($0.quotedIdentifier) ") }
     }
 
-    private var kept: [(Entity, Entity)] {
-        destination.entities.compactMap { entity in
-            guard case let name?? = changes.entitySources[entity.name], let origin = source.entity(named: name) else {
-                return nil
-            }
-            return (entity, origin)
-        }
-    }
+    private var kept: [(Entity, Entity)] { mapping.fills.map { ($0.destination, $0.source) } }
 
     private func copyRows(_ old: NewSchema, _ new: NewSchema) throws -> [MigrationStatement] {
         var result: [MigrationStatement] = []
-        for (entity, origin) in kept {
+        for fill in mapping.fills {
+            let entity = fill.destination
+            let origin = fill.source
             guard let from = old.entities[origin.name], let to = new.entities[entity.name] else { continue }
-            guard from.identity == to.identity || Self.sameIdentity(from.identity, to.identity, entity, origin, source)
-            else {
+            guard Self.sameIdentity(from.identity, to.identity, fill) else {
                 throw unsupported("\(entity.name): the identity changes (\(from.identity) → \(to.identity))")
             }
             var columns = ["id"]
-            var values = ["id"]
+            var values = ["s.\"id\""]
             var arguments: [SQLiteValue] = []
             if to.hasKindColumn {
                 columns.append("kind")
@@ -97,21 +91,15 @@ struct NewSchemaStepPlanner {
             }
             for attribute in destination.allAttributes(of: entity) where !attribute.isTransient {
                 guard case .column(let column, _)? = to.properties[attribute.name] else { continue }
-                let fallback = try attribute.defaultValue.map { value in
-                    do {
-                        return try NewValueCodec.encode(value.value, as: attribute)
-                    } catch {
-                        throw unsupported("\(entity.name).\(attribute.name): the default cannot be stored: \(error)")
-                    }
-                }
-                if let previous = ModelChanges.origin(of: attribute, in: origin, of: source),
-                    case .column(let oldColumn, _)? = from.properties[previous.name]
-                {
+                let fallback = try attribute.defaultValue.map { try encoded($0.value, attribute, entity) }
+                if let value = fill.attributes[attribute.name] {
+                    let (sql, bound) = try expression(value, of: origin, old, attribute: attribute, entity: entity)
                     if !attribute.isOptional, let fallback {
-                        values.append("coalesce(\(oldColumn.quotedIdentifier), ?)")
-                        arguments.append(fallback)
+                        values.append("coalesce(\(sql), ?)")
+                        arguments += bound + [fallback]
                     } else {
-                        values.append(oldColumn.quotedIdentifier)
+                        values.append(sql)
+                        arguments += bound
                     }
                 } else if let fallback {
                     values.append("?")
@@ -122,25 +110,34 @@ struct NewSchemaStepPlanner {
                 columns.append(column)
             }
             for relationship in destination.allRelationships(of: entity) where !relationship.isTransient {
-                guard let previous = ModelChanges.origin(of: relationship, in: origin, of: source) else { continue }
-                switch (to.properties[relationship.name], from.properties[previous.name]) {
-                case (.toOne(let column, let position)?, .toOne(let oldColumn, let oldPosition)?):
-                    columns.append(column)
-                    values.append(oldColumn.quotedIdentifier)
-                    if let position, let oldPosition {
-                        columns.append(position)
-                        values.append(oldPosition.quotedIdentifier)
+                guard let value = fill.relationships[relationship.name] else { continue }
+                var previous: NewSchema.PropertyMapping?
+                if case .property(let name) = value { previous = from.properties[name] }
+                switch (to.properties[relationship.name], previous) {
+                case (.toOne(let column, let position)?, _):
+                    if let previous {
+                        guard case .toOne(_, let oldPosition) = previous else {
+                            throw unsupported("\(entity.name).\(relationship.name) changes between to-one and to-many")
+                        }
+                        if let position, let oldPosition {
+                            columns.append(position)
+                            values.append("s." + oldPosition.quotedIdentifier)
+                        }
                     }
-                case (.toOne?, _), (_, .toOne?):
+                    let (sql, bound) = try expression(value, of: origin, old, attribute: nil, entity: entity)
+                    columns.append(column)
+                    values.append(sql)
+                    arguments += bound
+                case (_, .toOne?):
                     throw unsupported("\(entity.name).\(relationship.name) changes between to-one and to-many")
                 default: break
                 }
             }
             var sql =
                 "INSERT INTO \(to.table.quotedIdentifier) (\(columns.map(\.quotedIdentifier).joined(separator: ", "))) "
-                + "SELECT \(values.joined(separator: ", ")) FROM \(aside(from.table))"
+                + "SELECT \(values.joined(separator: ", ")) FROM \(aside(from.table)) AS s"
             if from.hasKindColumn {
-                sql += " WHERE \"kind\" = ?"
+                sql += " WHERE s.\"kind\" = ?"
                 arguments.append(.text(origin.name))
             }
             result.append(MigrationStatement(sql, arguments))
@@ -148,24 +145,79 @@ struct NewSchemaStepPlanner {
         return result
     }
 
-    /// Whether two identity sources name the same attribute across a rename.
+    private func encoded(_ value: AttributeValue, _ attribute: Attribute, _ entity: Entity) throws -> SQLiteValue {
+        do {
+            return try NewValueCodec.encode(value, as: attribute)
+        } catch {
+            throw unsupported("\(entity.name).\(attribute.name): the value cannot be stored: \(error)")
+        }
+    }
+
+    /// The SQL of `value` for a row of `origin` read as `s` from its table (set aside): a column, a key
+    /// path through to-ones as nested lookups (rows keep their ids), or a bound constant.
+    private func expression(
+        _ value: StepMapping.Value,
+        of origin: Entity,
+        _ old: NewSchema,
+        attribute: Attribute?,
+        entity: Entity
+    ) throws -> (String, [SQLiteValue]) {
+        switch value {
+        case .property(let name):
+            return try expression(.keyPath([name]), of: origin, old, attribute: attribute, entity: entity)
+        case .keyPath(let path):
+            var current = origin
+            var sql = ""
+            for (index, component) in path.enumerated() {
+                guard let table = old.entities[current.name], let storage = table.properties[component] else {
+                    throw unsupported("\(entity.name): \(current.name).\(component) is not stored in the source")
+                }
+                let column: String
+                switch storage {
+                case .column(let name, _): column = name
+                case .identity: column = "id"
+                case .toOne(let name, _): column = name
+                default: throw unsupported("\(entity.name): \(current.name).\(component) is a to-many in a key path")
+                }
+                sql =
+                    index == 0
+                    ? "s." + column.quotedIdentifier
+                    : "(SELECT t\(index).\(column.quotedIdentifier) FROM \(aside(table.table)) AS t\(index) "
+                        + "WHERE t\(index).\"id\" = \(sql))"
+                guard index < path.count - 1 else { break }
+                guard case .toOne = storage,
+                    let relationship = source.allRelationships(of: current).first(where: { $0.name == component }),
+                    let next = source.entity(named: relationship.destination)
+                else { throw unsupported("\(entity.name): \(current.name).\(component) is not a to-one") }
+                current = next
+            }
+            return (sql, [])
+        case .constant(let constant):
+            guard let attribute else { throw unsupported("\(entity.name): a constant for a relationship") }
+            return ("?", [try encoded(constant, attribute, entity)])
+        }
+    }
+
+    /// Whether the identity stays the same attribute (renamed or not), or stays generated.
     private static func sameIdentity(
         _ old: NewSchema.IdentitySource,
         _ new: NewSchema.IdentitySource,
-        _ entity: Entity,
-        _ origin: Entity,
-        _ source: Model
+        _ fill: StepMapping.Fill
     ) -> Bool {
         switch (old, new) {
         case (.generated, .generated): true
         case (.uuidAttribute(let before), .uuidAttribute(let after)),
             (.textAttribute(let before), .textAttribute(let after)):
-            entity.attributes.first { $0.name == after }.flatMap {
-                ModelChanges.origin(of: $0, in: origin, of: source)
-            }?
-            .name == before
+            fill.attributes[after] == .property(before)
         default: false
         }
+    }
+
+    /// The source relationship a destination to-many is copied from (a plain property mapping).
+    private func joinOrigin(of relationship: Relationship, in entity: Entity, from origin: Entity) -> Relationship? {
+        let fill = mapping.fills.first { $0.destination.name == entity.name && $0.source.name == origin.name }
+        guard case .property(let name)? = fill?.relationships[relationship.name] else { return nil }
+        return source.allRelationships(of: origin).first { $0.name == name }
     }
 
     private func copyJoinRows(_ old: NewSchema, _ new: NewSchema) throws -> [MigrationStatement] {
@@ -182,7 +234,7 @@ struct NewSchemaStepPlanner {
                 guard
                     case .join(let table, let selfColumn, let otherColumn, let position)? =
                         to.properties[relationship.name],
-                    let previous = ModelChanges.origin(of: relationship, in: origin, of: source),
+                    let previous = joinOrigin(of: relationship, in: entity, from: origin),
                     let targetTable = new.entities[relationship.destination]?.table
                 else { continue }
                 guard

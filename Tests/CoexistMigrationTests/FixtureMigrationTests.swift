@@ -209,20 +209,101 @@ import Testing
         )
     }
 
-    @Test func aStepWithAMappingModelOrNotInferableIsRefused() throws {
+    /// objc.io Moody 1 → 2 (inferred) → 3 (mapping: `Mood.continent` from `$source.country.continent`) → 4
+    /// (mapping: the abstract parent removed) → 5 (mapping: `Country.isoContinent` from the removed
+    /// Continent's code), checked against `Moody 5.moody`, the store Core Data itself migrated from
+    /// `Moody.moody`: the same DDL, the same values object by object (keys differ: Core Data's mapping
+    /// migration gives new ones, coexist keeps them).
+    @Test func moodyOneToFiveMatchesCoreDatasOwnMigration() throws {
         let directory = try TemporaryDirectory()
         let path = try directory.copy(Fixtures.moody)
-        let before = try directory.contents()
         let mappings = Migrator.mappingModels(beside: Fixtures.moodyXcdatamodeld, versions: moodyVersions)
         #expect(mappings.keys.sorted() == ["Moody 2→Moody 3", "Moody 3→Moody 4", "Moody 4→Moody 5", "Moody 5→Moody 6"])
-        #expect(throws: MigrationError.self) {
-            try Migrator.migrate(
-                store: path,
-                versions: moodyVersions,
-                options: Migrator.Options(target: "Moody 3", mappingModels: mappings)
-            )
-        }
-        #expect(try directory.contents() == before)
+        let report = try Migrator.migrate(
+            store: path,
+            versions: moodyVersions,
+            options: Migrator.Options(target: "Moody 5", mappingModels: mappings)
+        )
+        #expect(
+            report.steps.map { String($0.how.prefix(13)) } == [
+                "inferred (lig", "mapping model", "mapping model", "mapping model",
+            ]
+        )
+        #expect(try schemaSQL(path) == schemaSQL(Fixtures.moody5))
+        let moods = """
+            SELECT m.ZREMOTEID, m.ZRATING, m.ZDATE, m.ZLATITUDE, m.ZLONGITUDE, m.ZCREATORID, hex(m.ZCOLORS),
+            m.ZMARKEDFORREMOTEDELETION, c.ZNUMERICISO3166CODE, c.ZISOCONTINENT
+            FROM ZMOOD m LEFT JOIN ZCOUNTRY c ON c.Z_PK = m.ZCOUNTRY ORDER BY m.ZREMOTEID
+            """
+        #expect(try RawSQLite.rows(path, moods) == RawSQLite.rows(Fixtures.moody5, moods))
+        let countries = """
+            SELECT ZNUMERICISO3166CODE, ZISOCONTINENT, ZNUMBEROFMOODS, ZUPDATEDAT, ZUNIQUENESSDUMMY,
+            ZMARKEDFORDELETIONDATE FROM ZCOUNTRY ORDER BY 1
+            """
+        #expect(try RawSQLite.rows(path, countries) == RawSQLite.rows(Fixtures.moody5, countries))
+        #expect(try RawSQLite.rows(path, countries).count == 3)
+        #expect(try RawSQLite.rows(path, "PRAGMA integrity_check") == [[.text("ok")]])
+    }
+
+    /// Moody 5 → 6 with a Swift stage standing in for `Country5ToCountry6Policy`: the mapping's own part
+    /// runs as SQL, the stage re-creates the continents from the countries' codes through the adapter.
+    @Test func aRegisteredStageRunsTheCustomPolicysPart() throws {
+        let directory = try TemporaryDirectory()
+        let path = try directory.copy(Fixtures.moody5)
+        let mappings = Migrator.mappingModels(beside: Fixtures.moodyXcdatamodeld, versions: moodyVersions)
+        let stage = MigrationStage.custom(
+            fromVersion: "Moody 5",
+            toVersion: "Moody 6",
+            standingInFor: ["Country5ToCountry6Policy"],
+            willMigrate: { context in
+                // What the policy reads from the source: kept for after the step, in this transaction.
+                try context.connection.execute(
+                    "CREATE TEMP TABLE moody_iso AS SELECT Z_PK AS pk, ZISOCONTINENT AS code FROM ZCOUNTRY"
+                )
+            },
+            didMigrate: { context in
+                let store = try context.legacyStore()
+                let codes = try context.connection.rows("SELECT pk, code FROM temp.moody_iso ORDER BY pk")
+                try store.save(SaveMetadata(author: "migration")) { save in
+                    var continents: [Int64: ObjectID] = [:]
+                    for row in codes {
+                        guard let pk = row[0].integerValue, let code = row[1].integerValue else { continue }
+                        let continent =
+                            try continents[code]
+                            ?? save.insert("Continent", ["numericISO3166Code": .integer(code)])
+                        continents[code] = continent
+                        try save.setToOne(ObjectID(entity: "Country", pk: pk), "continent", continent)
+                    }
+                }
+                try context.connection.execute("DROP TABLE temp.moody_iso")
+            }
+        )
+        let report = try Migrator.migrate(
+            store: path,
+            versions: moodyVersions,
+            options: Migrator.Options(target: "Moody 6", mappingModels: mappings, stages: [stage])
+        )
+        #expect(report.steps.first?.how.hasSuffix("and a custom stage") == true)
+        let joined = try RawSQLite.rows(
+            path,
+            "SELECT c.ZNUMERICISO3166CODE, k.ZNUMERICISO3166CODE FROM ZCOUNTRY c JOIN ZCONTINENT k ON k.Z_PK = c.ZCONTINENT ORDER BY 1"
+        )
+        let expected = try RawSQLite.rows(
+            Fixtures.moody5,
+            "SELECT ZNUMERICISO3166CODE, ZISOCONTINENT FROM ZCOUNTRY ORDER BY 1"
+        )
+        #expect(joined == expected, "every country linked to the continent of its old code")
+        #expect(try RawSQLite.rows(path, "SELECT count(*) FROM ZCONTINENT") == [[.integer(2)]])
+        #expect(
+            try RawSQLite.rows(path, "SELECT count(*) FROM ZMOOD")
+                == RawSQLite.rows(Fixtures.moody5, "SELECT count(*) FROM ZMOOD")
+        )
+        // The stage's save is in the history, after the step's record: it decodes with Moody 6.
+        let last = try #require(
+            try HistoryReader(store: try LegacyStore(path: path)).transactions(after: 0, limit: 10).last
+        )
+        #expect(last.author == "migration")
+        #expect(Set(last.changes.compactMap(\.entity)) == ["Continent", "Country"])
     }
 
     /// Moody 5 → 6 runs a custom entity migration policy (code): refused, naming the class.

@@ -121,13 +121,13 @@ import Testing
             ["migrate", path, "--model", Fixtures.demoModel + "/TaskModel.xcdatamodel"]
         )
         #expect(notFolder.status == 64)
-        let mappings = try ProductProcess.run(
+        let policy = try ProductProcess.run(
             "coexistctl",
-            ["migrate", directory.copy(Fixtures.moody), "--model", Fixtures.moodyXcdatamodeld, "--to", "Moody 3"]
+            ["migrate", directory.copy(Fixtures.moody5), "--model", Fixtures.moodyXcdatamodeld, "--to", "Moody 6"]
         )
-        #expect(mappings.status == 65)
-        #expect(mappings.stderr.contains("Moody 2-Moody 3.xcmappingmodel"), "\(mappings.stderr)")
-        let after = try directory.contents().filter { $0.key != "Moody.moody" }
+        #expect(policy.status == 65)
+        #expect(policy.stderr.contains("Country5ToCountry6Policy"), "\(policy.stderr)")
+        let after = try directory.contents().filter { $0.key != "Moody 5.moody" }
         #expect(after == before)
     }
 
@@ -149,10 +149,6 @@ import Testing
         #expect(try RawSQLite.rows(path, "SELECT count(*) FROM task WHERE priority = 0") == [[.integer(2)]])
 
         let moody = try directory.copy(Fixtures.moody)
-        _ = try ProductProcess.run(
-            "coexistctl",
-            ["migrate", moody, "--model", Fixtures.moodyXcdatamodeld, "--to", "Moody 2"]
-        )
         let before = try #require(FileManager.default.contents(atPath: moody))
         let refused = try ProductProcess.run(
             "coexistd",
