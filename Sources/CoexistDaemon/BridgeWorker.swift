@@ -2,6 +2,7 @@ import CoexistBridge
 import CoexistConfiguration
 import CoexistEvents
 import CoexistHistory
+import CoexistMigration
 import CoexistRuntime
 import CoexistSQLite
 import Synchronization
@@ -43,6 +44,9 @@ final class BridgeWorker: @unchecked Sendable {
         /// daemon exits with it.
         var failure: (any Error)?
         var pendingSettings: Settings?
+        /// A migration asked for (the version to reach; nil inside: the current one), and its outcome.
+        var migration: String??
+        var migrationResult: Result<Migrator.Report, any Error>?
         var stop = false
         /// The thread has opened its connection.
         var started = false
@@ -62,6 +66,8 @@ final class BridgeWorker: @unchecked Sendable {
     private let identity: DatabaseFileIdentity
     private let options: OpenOptions
     private let openEngine: @Sendable (Connection) throws -> SyncEngine
+    /// Migrates the file (on this thread, the one writer, between passes).
+    private let migrateStore: @Sendable (String?) throws -> Migrator.Report
     let logger: Logger
     var settings: Settings
 
@@ -71,8 +77,12 @@ final class BridgeWorker: @unchecked Sendable {
         options: OpenOptions,
         settings: Settings,
         logger: Logger,
+        migrateStore: @escaping @Sendable (String?) throws -> Migrator.Report = { _ in
+            throw BridgeError.unmirrorable("this bridge does not migrate")
+        },
         openEngine: @escaping @Sendable (Connection) throws -> SyncEngine
     ) throws {
+        self.migrateStore = migrateStore
         self.database = database
         self.identity = identity
         self.options = options
@@ -115,6 +125,26 @@ final class BridgeWorker: @unchecked Sendable {
     /// Tells the thread that a commit landed (seen by the daemon's ``CommitWatcher``).
     func commitLanded() { wake.signal() }
 
+    /// Asks the thread to migrate the file to `target` (nil: the model's current version) once its current
+    /// pass is done, after mirroring everything pending; waits for it and returns the report. The thread
+    /// then mirrors on, with the model read again. Throws why the migration failed (nothing changed then).
+    func migrate(to target: String?) throws -> Migrator.Report {
+        shared.withLock {
+            $0.migrationResult = nil
+            $0.migration = .some(target)
+        }
+        wake.signal()
+        while true {
+            let (result, failure) = shared.withLock { ($0.migrationResult, $0.failure) }
+            if let result {
+                shared.withLock { $0.migrationResult = nil }
+                return try result.get()
+            }
+            if let failure { throw failure }
+            usleep(5_000)
+        }
+    }
+
     /// Hands new settings to the thread (applied before its next pass).
     func update(_ settings: Settings) {
         shared.withLock { $0.pendingSettings = settings }
@@ -123,7 +153,7 @@ final class BridgeWorker: @unchecked Sendable {
 
     private func run() {
         let connection: Connection
-        let engine: SyncEngine
+        var engine: SyncEngine
         do {
             connection = try Connection(
                 path: database,
@@ -193,9 +223,12 @@ final class BridgeWorker: @unchecked Sendable {
                 // A commit, a consumer's position, a stop or a reload: the data version says whether to mirror.
                 due = true
                 wake.drain()
-                let (stop, fresh) = shared.withLock { shared in
-                    defer { shared.pendingSettings = nil }
-                    return (shared.stop, shared.pendingSettings)
+                let (stop, fresh, migration) = shared.withLock { shared in
+                    defer {
+                        shared.pendingSettings = nil
+                        shared.migration = nil
+                    }
+                    return (shared.stop, shared.pendingSettings, shared.migration)
                 }
                 if stop {
                     recordConsumers(connection, &state)  // what was acknowledged before the stop is kept
@@ -204,6 +237,26 @@ final class BridgeWorker: @unchecked Sendable {
                 if let fresh {
                     settings = fresh
                     engine.configuration = fresh.bridge
+                }
+                if let target = migration {
+                    recordConsumers(connection, &state)
+                    let result = Result { () throws -> Migrator.Report in
+                        _ = try engine.catchUp()
+                        return try migrateStore(target)
+                    }
+                    // The engine again in any case: with the model read again (the file's version now).
+                    do {
+                        engine = try openEngine(connection)
+                        engine.configuration = settings.bridge
+                        engine.report = { [logger] message in logger.warning(message) }
+                        engine.reportParkedObject = RateLimitedWarnings(logger: logger).warn
+                    } catch {
+                        shared.withLock { $0.migrationResult = .failure(error) }
+                        fail(error)
+                        return
+                    }
+                    shared.withLock { $0.migrationResult = result }
+                    state.busy = true
                 }
             }
             shared.withLock { $0.heartbeat = Monotonic.now() }

@@ -134,6 +134,39 @@ public final class Daemon {
         logger.notice("migrated \(configuration.database) to \(report.to); backup \(report.backup ?? "none")")
     }
 
+    /// How the served file migrates when `coexistctl migrate` asks the running daemon: to a version of the
+    /// configured `.xcdatamodeld` (read again: the app may have shipped a new version), with its mapping
+    /// models and compiled hashes, under the lock this process holds; each step logged.
+    static func migrateServed(
+        _ configuration: DaemonConfiguration,
+        logger: Logger
+    ) -> @Sendable (String?) throws -> Migrator.Report {
+        let database = configuration.database
+        let modelPath = configuration.model
+        let overrides = configuration.overrides
+        return { target in
+            guard let modelPath, modelPath.hasSuffix(".xcdatamodeld") || modelPath.hasSuffix(".xcdatamodeld/") else {
+                throw BridgeError.modelMismatch(
+                    "migrating needs the configured model to be an .xcdatamodeld with every version"
+                )
+            }
+            let versions = try XCDataModelReader.readVersions(path: modelPath)
+            var options = Migrator.Options(
+                target: target,
+                versionInfo: try Migrator.versionInfo(beside: modelPath),
+                overrides: overrides,
+                mappingModels: Migrator.mappingModels(beside: modelPath, versions: versions)
+            )
+            options.servingLockHeld = true
+            let report = try Migrator.migrate(store: database, versions: versions, options: options)
+            for step in report.steps {
+                logger.notice("migrated \(database): \(step.from) → \(step.to) (\(step.how))")
+            }
+            if let backup = report.backup { logger.notice("migrated \(database) to \(report.to); backup \(backup)") }
+            return report
+        }
+    }
+
     /// The event service's view of the bridge: on a read-only connection (SQLite refuses every write on it).
     public static func openEventEngine(_ configuration: DaemonConfiguration) throws -> SyncEngine {
         let model = try configuration.model.map { try XCDataModelReader.read(path: $0) }
@@ -242,6 +275,30 @@ public final class Daemon {
                     ("error", shared.lastError.map { .string($0) } ?? .null),
                 ]
             }
+            server.migrate = { [unowned self] target in
+                guard let worker = self.worker else {
+                    throw BridgeError.unmirrorable("the bridge thread is not running")
+                }
+                let report = try worker.migrate(to: target)
+                if !report.steps.isEmpty {
+                    // The event service reads with the new version's model from now on.
+                    let engine = try Self.openEventEngine(self.configuration)
+                    try self.server?.adopt(engine: engine)
+                    self.engine = engine
+                }
+                return (
+                    report.from,
+                    report.to,
+                    [
+                        ("steps", .integer(Int64(report.steps.count))),
+                        ("backup", report.backup.map { .string($0) } ?? .null),
+                    ]
+                )
+            }
+            server.describeFailure = { error in
+                let report = ErrorReport(error)
+                return (report.exitCode.rawValue, report.message)
+            }
             self.server = server
         } catch {
             let report = ErrorReport(error)
@@ -341,18 +398,22 @@ public final class Daemon {
     /// The bridge thread, on its own connection and engine.
     func startWorker() throws -> BridgeWorker {
         let database = configuration.database
-        let model = try configuration.model.map { try XCDataModelReader.read(path: $0) }
+        let modelPath = configuration.model
         let overrides = configuration.overrides
         let bridge = configuration.bridge
         guard let identity else { throw BridgeError.unmirrorable("the database was not opened") }
+        let migrate = Self.migrateServed(configuration, logger: logger)
         let worker = try BridgeWorker(
             database: database,
             identity: identity,
             options: configuration.openOptions,
             settings: settings,
-            logger: logger
+            logger: logger,
+            migrateStore: migrate
         ) { connection in
-            try SyncEngine(connection: connection, model: model, overrides: overrides, configuration: bridge)
+            // Read on every open: after a migration the engine opens with the model file's current version.
+            let model = try modelPath.map { try XCDataModelReader.read(path: $0) }
+            return try SyncEngine(connection: connection, model: model, overrides: overrides, configuration: bridge)
         }
         try worker.start()
         return worker

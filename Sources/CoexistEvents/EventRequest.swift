@@ -24,7 +24,7 @@ public struct EventRequest: Decodable, Sendable {
         }
     }
 
-    /// The request: `subscribe`, `ack`, `wait`, `status` or `ping`.
+    /// The request: `subscribe`, `ack`, `wait`, `status`, `ping` or `migrate`.
     public var op: String
     /// `subscribe`: where to start (default: a named consumer's acknowledged token, else now).
     public var since: Since?
@@ -46,9 +46,11 @@ public struct EventRequest: Decodable, Sendable {
     public var token: Int64?
     /// `wait`: milliseconds before a `timeout` error (default 10,000, at most 600,000).
     public var timeout: Int?
+    /// `migrate`: the model version to reach (default: the configured `.xcdatamodeld`'s current one).
+    public var to: String?
 
     enum CodingKeys: String, CodingKey {
-        case op, since, name, entities, sides, authors, types, values, mirrors, token, timeout
+        case op, since, name, entities, sides, authors, types, values, mirrors, token, timeout, to
     }
 
     public init(from decoder: any Decoder) throws {
@@ -64,6 +66,7 @@ public struct EventRequest: Decodable, Sendable {
         mirrors = try container.decodeIfPresent(Bool.self, forKey: .mirrors)
         token = try Self.integer(container, .token)
         timeout = try Self.integer(container, .timeout).map { Int($0) }
+        to = try container.decodeIfPresent(String.self, forKey: .to)
     }
 
     /// An integer field; a number beyond Int64 is out of range (an `invalid_request` naming the field),

@@ -27,13 +27,19 @@ public final class EventServer {
     static let maximumFilterBytes = 64 << 20
 
     let listener: UnixListener
-    let engine: SyncEngine
-    let source: EventSource
+    private(set) var engine: SyncEngine
+    private(set) var source: EventSource
     /// Limits; changeable on reload.
     public var limits: Limits
     let logger: Logger
     /// Extra fields of `status` replies (the daemon's counters).
     public var statusFields: () -> [(String, JSONField)] = { [] }
+    /// Runs a `migrate` request (to the version named, nil: the current one) and returns the versions it went
+    /// from and to with the reply's other fields; nil: the server does not migrate. It may block: the
+    /// event service pauses while the file migrates.
+    public var migrate: ((String?) throws -> (from: String, to: String, fields: [(String, JSONField)]))?
+    /// The exit code and message a failed `migrate` reports (the daemon's one error table).
+    public var describeFailure: (any Error) -> (exitCode: Int32, message: String) = { (70, "\($0)") }
     var clients: [Int32: EventClient] = [:]
     /// The last token whose events live subscribers have been given.
     public internal(set) var published: Int64
@@ -295,6 +301,8 @@ public final class EventServer {
                     consumers.post(name: name, token: token, at: TransactionWriter.now()),
                     JSONWriter.message(["type": "acked", "name": .string(name), "token": .integer(token)])
                 )
+            case "migrate":
+                try migrate(client, to: request.to)
             case "wait":
                 guard let token = request.token, token >= 0 else {
                     fail(client, EventError(code: .invalidRequest, message: "wait needs a token (a number ≥ 0)"))
@@ -322,6 +330,57 @@ public final class EventServer {
         } catch {
             fail(client, EventError(code: .internalError, message: "\(error)"))
         }
+    }
+
+    /// Uses `engine` from now on (the file migrated to another model version): events are read with it.
+    public func adopt(engine: SyncEngine) throws {
+        source = try EventSource(engine: engine)
+        self.engine = engine
+    }
+
+    /// `migrate`: for coexistd's own user or root only; the file migrates while the event service waits,
+    /// then every subscriber is told (`schema_changed`) and goes on.
+    private func migrate(_ client: EventClient, to target: String?) throws {
+        guard let migrate else {
+            fail(client, EventError(code: .unknownOp, message: "this server does not migrate"))
+            return
+        }
+        guard let credentials = client.credentials, credentials.uid == getuid() || credentials.uid == 0 else {
+            fail(client, EventError(code: .forbidden, message: "migrate is for coexistd's own user or root"))
+            return
+        }
+        let result: (from: String, to: String, fields: [(String, JSONField)])
+        do {
+            result = try migrate(target)
+        } catch {
+            let (exitCode, message) = describeFailure(error)
+            reply(
+                client,
+                JSONWriter.message(
+                    fields: [
+                        ("type", .string("error")), ("code", .string("migration_failed")),
+                        ("message", .string(message)),
+                        ("exit", .integer(Int64(exitCode))),
+                    ]
+                )
+            )
+            return
+        }
+        reply(
+            client,
+            JSONWriter.message(
+                fields: [("type", .string("migrated")), ("from", .string(result.from)), ("to", .string(result.to))]
+                    + result.fields
+            )
+        )
+        guard result.from != result.to else { return }
+        let notice = JSONWriter.message(
+            fields: [
+                ("type", .string("schema_changed")), ("from", .string(result.from)), ("to", .string(result.to)),
+                ("token", .integer(published)),
+            ]
+        )
+        for other in clients.values where other.subscription != nil { reply(other, notice) }
     }
 
     private func statusLine() throws -> [UInt8] {

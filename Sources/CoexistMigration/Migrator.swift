@@ -49,6 +49,8 @@ public enum Migrator {
         public var stages: [MigrationStage]
         /// Refuse every step that is not inferred (a mapping model, a stage): coexistd's `auto-migrate`.
         public var lightweightOnly = false
+        /// The caller already holds the file's serving lock (the coexistd serving it, migrating on request).
+        public var servingLockHeld = false
         /// The mapping models shipped for steps, by step (`"Moody 2→Moody 3"`): see
         /// ``Migrator/mappingModels(beside:versions:)``.
         public var mappingModels: [String: String]
@@ -114,7 +116,7 @@ public enum Migrator {
     ) throws -> Report {
         let identity = try DatabaseFileIdentity(path: path)
         _ = try identity.header()
-        if !options.dryRun { try identity.serveExclusively() }
+        if !options.dryRun && !options.servingLockHeld { try identity.serveExclusively() }
         let probe = try Connection(path: path, options: Self.backupOptions)
         let (from, to) = try Self.range(probe, path: path, versions: versions, target: options.target)
         var report = Report(

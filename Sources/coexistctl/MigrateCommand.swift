@@ -1,6 +1,8 @@
+import CoexistBridge
 import CoexistMigration
 import CoexistModel
 import CoexistRuntime
+import FoundationEssentials
 
 #if canImport(Glibc)
 import Glibc
@@ -61,6 +63,11 @@ enum MigrateCommand: Subcommand {
             overrides: target.overrides
         )
         options.mappingModels = Migrator.mappingModels(beside: modelPath, versions: versions)
+        // A coexistd serving the file migrates it itself: it stops mirroring, migrates, resumes from its
+        // cursor with the new version, and tells its subscribers. A dry run only reads: it runs here.
+        if !options.dryRun, let socket = try? ServingDaemon.socket(ofDatabase: target.database) {
+            return try migrateThroughDaemon(socket, target: options.target, json: parsed.flag("json"))
+        }
         if let hook = getenv(Migrator.failureHook) { options.failAfterStep = Int(String(cString: hook)) }
         let report = try Migrator.migrate(store: target.database, versions: versions, options: options)
         for warning in report.warnings { StandardStreams.error("coexistctl: warning: \(warning)") }
@@ -68,6 +75,41 @@ enum MigrateCommand: Subcommand {
             StandardStreams.out(try JSONOutput.encode(report))
         } else {
             StandardStreams.out(text(report, sql: parsed.flag("sql")))
+        }
+        return .success
+    }
+
+    /// Asks the coexistd on `socket` to migrate the file it serves (the model is its configured one).
+    static func migrateThroughDaemon(_ socket: String, target: String?, json: Bool) throws -> ExitCode {
+        let client = try LineClient(path: socket, timeout: 2)
+        var request = #"{"op":"migrate""#
+        if let target { request += #","to":"# + (try JSONOutput.encode(target, pretty: false)) }
+        try client.send(request + "}")
+        guard let reply = try client.readLine() else { return .unavailable }
+        struct Reply: Decodable {
+            var type: String
+            var from: String?
+            var to: String?
+            var steps: Int?
+            var backup: String?
+            var message: String?
+            var exit: Int32?
+        }
+        let decoded = try JSONDecoder().decode(Reply.self, from: Data(reply.utf8))
+        if json {
+            StandardStreams.out(reply)
+        } else if decoded.type == "migrated" {
+            let steps = decoded.steps ?? 0
+            StandardStreams.out(
+                steps == 0
+                    ? "coexistd: the store is at \(decoded.to ?? "?") already: nothing to do"
+                    : "coexistd migrated the store: \(decoded.from ?? "?") → \(decoded.to ?? "?"), \(steps) step(s); backup: "
+                        + (decoded.backup ?? "none") + "; mirroring resumed, subscribers told"
+            )
+        }
+        guard decoded.type == "migrated" else {
+            StandardStreams.error("coexistctl migrate: coexistd: \(decoded.message ?? reply)")
+            return decoded.exit.flatMap(ExitCode.init(rawValue:)) ?? .software
         }
         return .success
     }

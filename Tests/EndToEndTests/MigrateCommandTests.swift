@@ -161,4 +161,70 @@ import Testing
         #expect(refused.stderr.contains("lightweight steps only"), "\(refused.stderr)")
         #expect(FileManager.default.contents(atPath: moody) == before)
     }
+
+    /// Marks `version` current in the `.xcdatamodeld` at `folder`, as Xcode does when the app ships it.
+    func makeCurrent(_ version: String, in folder: String) throws {
+        let marker = """
+            <?xml version="1.0" encoding="UTF-8"?>
+            <plist version="1.0"><dict><key>_XCCurrentVersionName</key><string>\(version).xcdatamodel</string></dict></plist>
+            """
+        try Data(marker.utf8).write(to: URL(fileURLWithPath: folder + "/.xccurrentversion"))
+    }
+
+    /// A coexistd serving a V1 store is asked to migrate once the app ships V2: it stops mirroring,
+    /// migrates, resumes from its cursor with V2, and its subscribers are told and go on.
+    @Test func aRunningCoexistdMigratesOnRequestAndTellsSubscribers() throws {
+        let directory = try TemporaryDirectory()
+        let models = directory.file("TaskModel.xcdatamodeld")
+        try FileManager.default.copyItem(atPath: Fixtures.demoModel, toPath: models)
+        try makeCurrent("TaskModel", in: models)
+        let path = try v1Store(in: directory)
+        let daemon = try DaemonProcess(database: path, directory: directory, options: ["--model", models])
+        defer { daemon.stop() }
+        let subscriber = try SocketClient(path: daemon.socket)
+        subscriber.send(#"{"op":"subscribe","since":"now"}"# + "\n")
+        #expect(subscriber.readLine()?.contains("subscribed") == true)
+
+        try makeCurrent("TaskModel 2", in: models)
+        let migrated = try ProductProcess.run("coexistctl", ["migrate", path, "--model", models])
+        #expect(migrated.status == 0, "\(migrated.stderr) \(daemon.log)")
+        #expect(migrated.stdout.contains("coexistd migrated the store: TaskModel → TaskModel 2"), "\(migrated.stdout)")
+        var told: [String: Any]?
+        while let line = subscriber.readLine() {
+            let message = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
+            if message?["type"] as? String == "schema_changed" {
+                told = message
+                break
+            }
+        }
+        #expect(told?["from"] as? String == "TaskModel")
+        #expect(told?["to"] as? String == "TaskModel 2")
+
+        // Mirroring goes on under V2, both ways, and the subscriber still gets events.
+        let store = try LegacyStore(path: path, options: OpenOptions())
+        let token =
+            try store.save(SaveMetadata(author: "old-app")) { save in
+                _ = try save.insert(
+                    "Task",
+                    [
+                        "id": DemoStore.uuid(9), "title": .string("after"), "createdAt": .date(9),
+                        "priority": .integer(7),
+                    ]
+                )
+            }.token ?? 0
+        let waited = try ProductProcess.run("coexistctl", ["wait", String(token), "--database", path])
+        #expect(waited.status == 0, "\(waited.stdout)\(waited.stderr)")
+        #expect(try RawSQLite.rows(path, "SELECT priority FROM task WHERE title = 'after'") == [[.integer(7)]])
+        var sawEvent = false
+        while let line = subscriber.readLine() {
+            if line.contains("\"event\"") && line.contains("\(token)") {
+                sawEvent = true
+                break
+            }
+        }
+        #expect(sawEvent, "the subscriber goes on after schema_changed")
+        let verified = try ProductProcess.run("coexistctl", ["verify", path, "--model", models])
+        #expect(verified.status == 0, "\(verified.stdout)\(verified.stderr)")
+        #expect(daemon.log.contains("migrated \(path): TaskModel → TaskModel 2"), "\(daemon.log)")
+    }
 }
