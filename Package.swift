@@ -164,6 +164,7 @@ let package = Package(
       name: "CoexistDataTests",
       dependencies: [
         "CoexistData", "CoexistStore", "CoexistHistory", "CoexistLegacyStore", "CoexistModel",
+        "CoexistMigration",
         "CoexistSQLite",
         "TestSupport",
       ],

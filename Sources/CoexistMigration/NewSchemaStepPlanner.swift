@@ -29,6 +29,9 @@ struct NewSchemaStepPlanner {
         statements += references(new)
         statements += oldTables.map { MigrationStatement("DROP TABLE \(aside($0))") }
         statements += renamedChanges()
+        let version = NewSchema.versionStatement(destination.versionIdentifiers)
+        statements += NewSchema.versionTableStatements.map { MigrationStatement($0) }
+        statements.append(MigrationStatement(version.sql, version.arguments))
         return statements
     }
 

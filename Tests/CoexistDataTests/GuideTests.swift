@@ -1,6 +1,8 @@
 import CoexistData
 import CoexistHistory
 import CoexistLegacyStore
+import CoexistMigration
+import CoexistModel
 import CoexistSQLite
 import CoexistStore
 import Foundation
@@ -117,5 +119,44 @@ struct NoLegacyDecoder: LegacyChangeDecoding {
         tombstones: [SQLiteValue]
     ) -> LegacyChangeDetails {
         LegacyChangeDetails(entity: nil, properties: nil, tombstone: [:])
+    }
+}
+
+enum TaskSchemaV1: VersionedSchema {
+    static let versionIdentifier = "1.0.0"
+    static var models: [any PersistentModel.Type] { [] }
+}
+
+enum TaskSchemaV2: VersionedSchema {
+    static let versionIdentifier = "2.0.0"
+    static var models: [any PersistentModel.Type] { [TaskRecord.self, CategoryRecord.self] }
+}
+
+/// The app's VersionedSchema against the file's new schema: the same version opens, another is refused
+/// naming both.
+@Suite struct VersionedSchemaTests {
+    @Test func aContextOpensOnlyOnItsVersion() throws {
+        let directory = try TemporaryDirectory()
+        let versions = try XCDataModelReader.readVersions(path: Fixtures.demoModel)
+        let path = directory.file("Tasks.sqlite")
+        _ = try StoreCreator.create(path: path, model: versions[0].model)
+        let v1 = try NewStore(path: path, model: versions[0].model)
+        try v1.createSchema()
+        #expect(try v1.storedVersion() == ["1.0.0"])
+        _ = try ModelContext(v1, schema: TaskSchemaV1.self)
+        do {
+            _ = try ModelContext(try NewStore(path: path, model: versions[1].model), schema: TaskSchemaV2.self)
+            Issue.record("a V2 context opened a V1 file")
+        } catch let error as StoreError {
+            #expect(
+                "\(error)".contains("is version 1.0.0; the app's schema is TaskSchemaV2 (version 2.0.0)"),
+                "\(error)"
+            )
+        }
+        _ = try Migrator.migrate(store: path, versions: versions)
+        let v2 = try NewStore(path: path, model: versions[1].model)
+        #expect(try v2.storedVersion() == ["2.0.0"])
+        _ = try ModelContext(v2, schema: TaskSchemaV2.self)
+        #expect(throws: StoreError.self) { try ModelContext(v2, schema: TaskSchemaV1.self) }
     }
 }

@@ -2,6 +2,7 @@ import CoexistHistory
 import CoexistLegacyStore
 import CoexistModel
 import CoexistSQLite
+import CoexistStore
 import Foundation
 import TestSupport
 import Testing
@@ -184,6 +185,14 @@ import Testing
         let subscriber = try SocketClient(path: daemon.socket)
         subscriber.send(#"{"op":"subscribe","since":"now"}"# + "\n")
         #expect(subscriber.readLine()?.contains("subscribed") == true)
+        // Data on both sides: the new app writes too, under V1, and it is mirrored.
+        let v1 = try XCDataModelReader.readVersions(path: models)[0].model
+        let newV1 = try NewStore(path: path, model: v1)
+        let written =
+            try newV1.save(SaveMetadata(author: "new-app")) { save in
+                try save.insert("Category", id: "00000000-0000-0000-0000-0000000000c1", ["name": .string("Home")])
+            }.token ?? 0
+        #expect(try ProductProcess.run("coexistctl", ["wait", String(written), "--database", path]).status == 0)
 
         try makeCurrent("TaskModel 2", in: models)
         let migrated = try ProductProcess.run("coexistctl", ["migrate", path, "--model", models])
@@ -223,6 +232,40 @@ import Testing
             }
         }
         #expect(sawEvent, "the subscriber goes on after schema_changed")
+        // Every row kept, with the defaults on both sides (priority 0, notes "", color "blue").
+        #expect(
+            try RawSQLite.rows(path, "SELECT ZTITLE, ZPRIORITY, ZNOTES FROM ZTASK ORDER BY ZTITLE") == [
+                [.text("after"), .integer(7), .text("")], [.text("one, renamed"), .integer(0), .text("")],
+                [.text("two"), .integer(0), .text("")],
+            ]
+        )
+        #expect(
+            try RawSQLite.rows(path, "SELECT title, priority, notes FROM task ORDER BY title") == [
+                [.text("after"), .integer(7), .text("")], [.text("one, renamed"), .integer(0), .text("")],
+                [.text("two"), .integer(0), .text("")],
+            ]
+        )
+        #expect(
+            try RawSQLite.rows(path, "SELECT ZNAME, ZCOLOR FROM ZCATEGORY ORDER BY ZNAME")
+                == [[.text("Home"), .text("blue")], [.text("Work"), .text("blue")]]
+        )
+        #expect(
+            try RawSQLite.rows(path, "SELECT name, color FROM category ORDER BY name")
+                == [[.text("Home"), .text("blue")], [.text("Work"), .text("blue")]]
+        )
+        // The new app, now at V2, writes: mirrored to the Core Data side.
+        let v2 = try XCDataModelReader.readVersions(path: models)[1].model
+        let newV2 = try NewStore(path: path, model: v2)
+        let fromNew =
+            try newV2.save(SaveMetadata(author: "new-app")) { save in
+                try save.insert(
+                    "Category",
+                    id: "00000000-0000-0000-0000-0000000000c2",
+                    ["name": .string("Garden"), "color": .string("green")]
+                )
+            }.token ?? 0
+        #expect(try ProductProcess.run("coexistctl", ["wait", String(fromNew), "--database", path]).status == 0)
+        #expect(try RawSQLite.rows(path, "SELECT ZCOLOR FROM ZCATEGORY WHERE ZNAME = 'Garden'") == [[.text("green")]])
         let verified = try ProductProcess.run("coexistctl", ["verify", path, "--model", models])
         #expect(verified.status == 0, "\(verified.stdout)\(verified.stderr)")
         #expect(daemon.log.contains("migrated \(path): TaskModel → TaskModel 2"), "\(daemon.log)")

@@ -1,5 +1,6 @@
 import CoexistHistory
-import CoexistSQLite
+import CoexistModel
+public import CoexistSQLite
 
 extension NewSchema {
     /// `coexist_identity`: the bridge's record of which legacy `Z_PK` each identity belongs to, per root
@@ -15,6 +16,23 @@ extension NewSchema {
         ) STRICT
         """
     ]
+
+    /// `coexist_schema_version`: the model version the new schema is at (its version identifiers, a JSON
+    /// array), written when the schema is created or brought up to a model, and by a migration.
+    public static let versionTableStatements = [
+        """
+        CREATE TABLE IF NOT EXISTS coexist_schema_version (
+            id INTEGER PRIMARY KEY CHECK (id = 1),
+            identifiers TEXT NOT NULL
+        ) STRICT
+        """
+    ]
+
+    /// The statement (and its argument) that records `identifiers` as the new schema's version.
+    public static func versionStatement(_ identifiers: [String]) -> (sql: String, arguments: [SQLiteValue]) {
+        let list = "[" + identifiers.map { JSONText.string($0) }.joined(separator: ",") + "]"
+        return ("INSERT OR REPLACE INTO coexist_schema_version (id, identifiers) VALUES (1, ?)", [.text(list)])
+    }
 
     /// Every statement that creates the schema: entity tables, join tables, indexes on foreign keys and
     /// `kind`, sub-entity views, and coexist's own tables. Touches no Core Data table.

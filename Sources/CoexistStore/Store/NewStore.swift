@@ -1,6 +1,7 @@
 import CoexistHistory
 public import CoexistModel
 public import CoexistSQLite
+import FoundationEssentials
 
 /// The new schema inside the shared SQLite file: its tables, next to Core Data's, and saves to them.
 ///
@@ -46,6 +47,23 @@ public final class NewStore {
         }
     }
 
+    /// The model version identifiers the file's new schema is at (`coexist_schema_version`); nil when the
+    /// file does not record one (no new schema yet, or one made before versions were recorded).
+    public func storedVersion() throws(StoreError) -> [String]? {
+        do {
+            guard try connection.tableExists("coexist_schema_version") else { return nil }
+            guard
+                let text = try connection.scalar("SELECT identifiers FROM coexist_schema_version WHERE id = 1")
+                    .textValue
+            else { return nil }
+            return try JSONDecoder().decode([String].self, from: Data(text.utf8))
+        } catch let error as SQLiteError {
+            throw .sqlite(error)
+        } catch {
+            throw .invalidData(path: path, detail: "coexist_schema_version: \(error)")
+        }
+    }
+
     /// Whether the schema's tables exist.
     public func schemaExists() throws(StoreError) -> Bool {
         do {
@@ -64,17 +82,15 @@ public final class NewStore {
     public func createSchema() throws -> [String] {
         let run = {
             var ran: [String] = []
-            if try !self.connection.tableExists(self.schema.tables[0].name) {
-                for statement in self.schema.createStatements() {
-                    try self.connection.execute(statement)
-                    ran.append(statement)
-                }
-                return ran
-            }
-            for statement in try self.migrationStatements() {
+            let statements =
+                try self.connection.tableExists(self.schema.tables[0].name)
+                ? try self.migrationStatements() : self.schema.createStatements()
+            for statement in statements + NewSchema.versionTableStatements {
                 try self.connection.execute(statement)
                 ran.append(statement)
             }
+            let version = NewSchema.versionStatement(self.model.versionIdentifiers)
+            try self.connection.run(version.sql, version.arguments)
             return ran
         }
         return try connection.isAutocommit ? connection.write(run) : connection.savepoint("coexist_schema", run)

@@ -13,6 +13,8 @@ public enum StoreError: Error, Sendable, CustomStringConvertible {
     case validation(path: String, detail: String)
     /// A stored value that does not fit its column's encoding; names table, row and column.
     case invalidData(path: String, detail: String)
+    /// The file's new schema is another model version than the app's (`VersionedSchema`); names both.
+    case versionMismatch(path: String, detail: String)
 
     public var description: String {
         switch self {
@@ -21,6 +23,7 @@ public enum StoreError: Error, Sendable, CustomStringConvertible {
         case .mismatch(let path, let detail): "\(path): the new schema does not match the model: \(detail)"
         case .validation(let path, let detail): "\(path): \(detail)"
         case .invalidData(let path, let detail): "\(path): \(detail)"
+        case .versionMismatch(let path, let detail): "\(path): \(detail)"
         }
     }
 }
