@@ -182,7 +182,8 @@ let package = Package(
     .testTarget(
       name: "CoexistMigrationTests",
       dependencies: [
-        "CoexistMigration", "CoexistBridge", "CoexistStore", "CoexistHistory", "CoexistLegacyStore",
+        "CoexistMigration", "CoexistBridge", "CoexistConfiguration", "CoexistStore",
+        "CoexistHistory", "CoexistLegacyStore",
         "CoexistModel", "CoexistSQLite", "TestSupport",
       ],
       swiftSettings: strict

@@ -1,6 +1,7 @@
 public import CoexistModel
 public import CoexistRuntime
 public import CoexistSQLite
+import FoundationEssentials
 
 #if canImport(Glibc)
 import Glibc
@@ -52,6 +53,8 @@ public struct DaemonConfiguration: Sendable {
     public var file: String?
     /// Where each entity override was set, by entity name and key (`[entity Task]` `column.title`).
     public var overrideLocations: [String: [String: String]] = [:]
+    /// Declared transforms of migration steps (`[migration FROM -> TO]` sections), in file order.
+    public var transforms: [StepTransform] = []
 
     /// Keys a SIGHUP can change without a restart.
     public static let reloadableKeys = Set(table.filter(\.reloadable).map(\.name))
@@ -111,6 +114,10 @@ public struct DaemonConfiguration: Sendable {
     }
 
     mutating func apply(_ entry: ConfigEntry) throws(ConfigError) {
+        if let section = entry.section, section.hasPrefix("migration ") {
+            try applyTransform(section, entry)
+            return
+        }
         if let section = entry.section {
             try applyEntityOverride(section, entry)
             return
@@ -129,7 +136,10 @@ public struct DaemonConfiguration: Sendable {
     private mutating func applyEntityOverride(_ section: String, _ entry: ConfigEntry) throws(ConfigError) {
         let words = section.split(separator: " ")
         guard words.count == 2, words[0] == "entity" else {
-            throw ConfigError(entry, "unknown section [\(section)] (sections are [entity NAME])")
+            throw ConfigError(
+                entry,
+                "unknown section [\(section)] (sections are [entity NAME] and [migration FROM -> TO])"
+            )
         }
         let entity = String(words[1])
         guard SQLIdentifier.isPlain(entity) else {
@@ -154,6 +164,39 @@ public struct DaemonConfiguration: Sendable {
         }
         overrides.entities[entity] = override
         overrideLocations[entity, default: [:]][entry.key] = entry.location
+    }
+
+    /// `[migration FROM -> TO]` `Entity.property = $source.key.path | constant`: a declared transform of
+    /// that step (see ``StepTransform``).
+    private mutating func applyTransform(_ section: String, _ entry: ConfigEntry) throws(ConfigError) {
+        let versions = section.dropFirst("migration ".count).components(separatedBy: " -> ")
+        guard versions.count == 2, versions.allSatisfy({ !$0.trimmingCharacters(in: " ").isEmpty }) else {
+            throw ConfigError(entry, "[\(section)]: a migration section is written [migration FROM -> TO]")
+        }
+        let parts = entry.key.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count == 2, parts.allSatisfy({ SQLIdentifier.isPlain(String($0)) }) else {
+            throw ConfigError(entry, "[\(section)]: keys are Entity.property, not \(String(reflecting: entry.key))")
+        }
+        guard let value = StepTransform.expression(parsing: entry.value) else {
+            throw ConfigError(
+                entry,
+                "[\(section)]: \(entry.key) = \(entry.value): a value is $source.key.path, a number, true, false, "
+                    + "null or a \"string\""
+            )
+        }
+        let from = versions[0].trimmingCharacters(in: " ")
+        let to = versions[1].trimmingCharacters(in: " ")
+        let assignment = StepTransform.Assignment(
+            entity: String(parts[0]),
+            property: String(parts[1]),
+            value: value,
+            location: entry.location
+        )
+        if let index = transforms.firstIndex(where: { $0.from == from && $0.to == to }) {
+            transforms[index].assignments.append(assignment)
+        } else {
+            transforms.append(StepTransform(from: from, to: to, assignments: [assignment]))
+        }
     }
 
     /// A plain SQL identifier (``SQLIdentifier/isPlain(_:)``): a table or column name reaches SQL text only

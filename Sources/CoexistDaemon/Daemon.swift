@@ -112,6 +112,7 @@ public final class Daemon {
             mappingModels: Migrator.mappingModels(beside: modelPath, versions: versions)
         )
         options.lightweightOnly = true
+        options.transforms = configuration.transforms
         let report: Migrator.Report
         do {
             report = try Migrator.migrate(store: configuration.database, versions: versions, options: options)
@@ -144,6 +145,7 @@ public final class Daemon {
         let database = configuration.database
         let modelPath = configuration.model
         let overrides = configuration.overrides
+        let transforms = configuration.transforms
         return { target in
             guard let modelPath, modelPath.hasSuffix(".xcdatamodeld") || modelPath.hasSuffix(".xcdatamodeld/") else {
                 throw BridgeError.modelMismatch(
@@ -158,6 +160,7 @@ public final class Daemon {
                 mappingModels: Migrator.mappingModels(beside: modelPath, versions: versions)
             )
             options.servingLockHeld = true
+            options.transforms = transforms
             let report = try Migrator.migrate(store: database, versions: versions, options: options)
             for step in report.steps {
                 logger.notice("migrated \(database): \(step.from) → \(step.to) (\(step.how))")

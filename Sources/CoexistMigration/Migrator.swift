@@ -47,6 +47,8 @@ public enum Migrator {
         public var failAfterStep: Int?
         /// Custom stages, by step: for steps whose mapping names a policy, or that Core Data could not infer.
         public var stages: [MigrationStage]
+        /// Declared transforms of steps (the configuration's `[migration FROM -> TO]` sections).
+        public var transforms: [StepTransform]
         /// Refuse every step that is not inferred (a mapping model, a stage): coexistd's `auto-migrate`.
         public var lightweightOnly = false
         /// The caller already holds the file's serving lock (the coexistd serving it, migrating on request).
@@ -63,8 +65,10 @@ public enum Migrator {
             overrides: SchemaOverrides = SchemaOverrides(),
             failAfterStep: Int? = nil,
             mappingModels: [String: String] = [:],
-            stages: [MigrationStage] = []
+            stages: [MigrationStage] = [],
+            transforms: [StepTransform] = []
         ) {
+            self.transforms = transforms
             self.stages = stages
             self.mappingModels = mappingModels
             self.target = target
@@ -136,6 +140,14 @@ public enum Migrator {
             let destination = versions[index + 1]
             let step = "\(source.name) → \(destination.name)"
             let stage = options.stages.first { $0.fromVersion == source.name && $0.toVersion == destination.name }
+            let transform = options.transforms.first { $0.from == source.name && $0.to == destination.name }
+            if let transform, options.lightweightOnly {
+                throw MigrationError.unsupported(
+                    path: path,
+                    step: step,
+                    detail: "it has a declared transform (\(transform.assignments[0].location)): not lightweight"
+                )
+            }
             if let file = options.mappingModels[source.name + "→" + destination.name], options.lightweightOnly {
                 throw MigrationError.unsupported(
                     path: path,
@@ -155,11 +167,17 @@ public enum Migrator {
                     stage: stage
                 )
                 let how = "mapping model \(file)" + (stage == nil ? "" : " and a custom stage")
-                plans.append(Plan(mapping: mapping, how: how, stage: stage))
+                var plan = Plan(mapping: mapping, how: how, stage: stage)
+                if let transform {
+                    try plan.mapping.apply(transform, to: destination.model, path: path, step: step)
+                    plan.how += " and a declared transform"
+                }
+                plans.append(plan)
                 continue
             }
             let changes = ModelChanges(from: source.model, to: destination.model)
-            guard changes.isLightweight || (stage != nil && !options.lightweightOnly) else {
+            let covered = (stage != nil || transform != nil) && !options.lightweightOnly
+            guard changes.isLightweight || covered else {
                 throw MigrationError.notInferable(
                     path: path,
                     from: source.name,
@@ -167,13 +185,16 @@ public enum Migrator {
                     reasons: changes.reasons
                 )
             }
-            plans.append(
-                Plan(
-                    mapping: StepMapping.inferred(from: source.model, to: destination.model, changes: changes),
-                    how: stage == nil ? "inferred (lightweight)" : "inferred, with a custom stage",
-                    stage: stage
-                )
+            var plan = Plan(
+                mapping: StepMapping.inferred(from: source.model, to: destination.model, changes: changes),
+                how: stage == nil ? "inferred (lightweight)" : "inferred, with a custom stage",
+                stage: stage
             )
+            if let transform {
+                try plan.mapping.apply(transform, to: destination.model, path: path, step: step)
+                plan.how += " and a declared transform"
+            }
+            plans.append(plan)
         }
         try Self.checkBridge(probe, path: path)
         if options.versionInfo?.hashes[versions[to].name] == nil {

@@ -140,6 +140,49 @@ struct StepMapping: Sendable {
         return StepMapping(fills: fills)
     }
 
+    /// Applies a declared transform: each assignment replaces the value its destination property gets.
+    mutating func apply(_ transform: StepTransform, to destination: Model, path: String, step: String) throws {
+        for assignment in transform.assignments {
+            func refuse(_ detail: String) -> MigrationError {
+                .unsupported(path: path, step: step, detail: "\(assignment.location): \(detail)")
+            }
+            guard let entity = destination.entity(named: assignment.entity) else {
+                throw refuse("version \(transform.to) has no entity \(assignment.entity)")
+            }
+            let targets = fills.indices.filter {
+                destination.hierarchy(from: entity).map(\.name).contains(fills[$0].destination.name)
+            }
+            guard !targets.isEmpty else { throw refuse("no rows of \(assignment.entity) come from the source version") }
+            let value: Value
+            switch assignment.value {
+            case .keyPath(let keyPath): value = keyPath.count == 1 ? .property(keyPath[0]) : .keyPath(keyPath)
+            case .constant(let constant):
+                guard let converted = Self.attributeValue(constant) else { throw refuse("constant \(constant)") }
+                value = .constant(converted)
+            default: throw refuse("\(assignment.value)")
+            }
+            let isAttribute = destination.allAttributes(of: entity).contains {
+                $0.name == assignment.property && !$0.isTransient
+            }
+            let isToOne = destination.allRelationships(of: entity).contains {
+                $0.name == assignment.property && !$0.isToMany && !$0.isTransient
+            }
+            guard isAttribute || isToOne else {
+                throw refuse(
+                    "\(assignment.entity).\(assignment.property) is not a stored attribute or to-one of version \(transform.to)"
+                )
+            }
+            if isToOne, case .constant = value { throw refuse("a to-one takes a key path, not a constant") }
+            for index in targets {
+                if isAttribute {
+                    fills[index].attributes[assignment.property] = value
+                } else {
+                    fills[index].relationships[assignment.property] = value
+                }
+            }
+        }
+    }
+
     /// A constant of a mapping as an attribute value.
     static func attributeValue(_ constant: PropertyListValue) -> AttributeValue? {
         switch constant {

@@ -63,6 +63,7 @@ enum MigrateCommand: Subcommand {
             overrides: target.overrides
         )
         options.mappingModels = Migrator.mappingModels(beside: modelPath, versions: versions)
+        options.transforms = target.transforms
         // A coexistd serving the file migrates it itself: it stops mirroring, migrates, resumes from its
         // cursor with the new version, and tells its subscribers. A dry run only reads: it runs here.
         if !options.dryRun, let socket = try? ServingDaemon.socket(ofDatabase: target.database) {

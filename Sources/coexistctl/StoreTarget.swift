@@ -16,6 +16,8 @@ struct StoreTarget {
     let bridge: BridgeConfiguration
     /// How the daemon opens the file for writing.
     let openOptions: OpenOptions
+    /// Declared transforms of migration steps (`[migration FROM -> TO]`).
+    let transforms: [StepTransform]
 
     /// The store of `parsed`: its positional argument number `position`, `--database` or `--config`.
     init(_ parsed: ArgumentParser, position: Int = 0) throws {
@@ -39,6 +41,7 @@ struct StoreTarget {
         overrides = configuration.overrides
         bridge = configuration.bridge
         openOptions = configuration.openOptions
+        transforms = configuration.transforms
     }
 }
 

@@ -1,3 +1,4 @@
+import CoexistConfiguration
 import CoexistHistory
 import CoexistLegacyStore
 import CoexistMigration
@@ -344,6 +345,35 @@ import Testing
             #expect("\(error)".contains("Item.count changes type"), "\(error)")
         }
         #expect(FileManager.default.contents(atPath: path) == before)
+    }
+
+    /// A declared transform (the configuration's `[migration FROM -> TO]`) covers a step Core Data could not
+    /// infer: `Item.count` becomes a String, filled from the old integer; a constant for another property.
+    @Test func aDeclaredTransformCoversATypeChange() throws {
+        let directory = try TemporaryDirectory()
+        let folder = try Self.itemModels(in: directory, types: ("Integer 16", "String"))
+        let versions = try XCDataModelReader.readVersions(path: folder)
+        let store = try StoreCreator.create(path: directory.file("Items.sqlite"), model: versions[0].model)
+        try store.save(SaveMetadata(author: "app")) { save in
+            _ = try save.insert("Item", ["count": .integer(12)])
+        }
+        let configuration = try DaemonConfiguration.parse(
+            "database = \(store.path)\n[migration Items -> Items 2]\nItem.count = $source.count\n",
+            file: "test.conf"
+        )
+        #expect(configuration.transforms.first?.assignments.first?.value == .keyPath(["count"]))
+        let report = try Migrator.migrate(
+            store: store.path,
+            versions: versions,
+            options: Migrator.Options(transforms: configuration.transforms)
+        )
+        #expect(report.steps.first?.how.hasSuffix("and a declared transform") == true)
+        #expect(try RawSQLite.rows(store.path, "SELECT ZCOUNT FROM ZITEM") == [[.text("12")]], "a String now")
+        // A value that is neither a key path nor a constant is refused at parse time, naming the line.
+        #expect(throws: ConfigError.self) {
+            try DaemonConfiguration.parse("[migration Items -> Items 2]\nItem.count = count + 1\n", file: "bad.conf")
+        }
+        #expect(StepTransform.expression(parsing: "\"a \\\"b\\\"\"") == .constant(.string("a \"b\"")))
     }
 
     /// An `.xcdatamodeld` of two versions of one entity `Item` whose attribute `count` has the given types.

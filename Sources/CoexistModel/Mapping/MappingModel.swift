@@ -71,3 +71,74 @@ public indirect enum MappingExpression: Sendable, Hashable, CustomStringConverti
         return trimmed.split(separator: ".").map(String.init)
     }
 }
+
+/// A declared transform of one migration step (coexistd's configuration, `[migration FROM -> TO]`): values
+/// for destination properties, as a mapping model's property mappings give them, for what the inferred
+/// mapping gets wrong or cannot do (a value computed through a relationship, a constant for existing rows).
+public struct StepTransform: Sendable, Hashable {
+    /// One assignment: `Entity.property = expression`.
+    public struct Assignment: Sendable, Hashable {
+        public var entity: String
+        public var property: String
+        /// A key path from the source object (`$source.continent.numericISO3166Code`) or a constant.
+        public var value: MappingExpression
+        /// Where it was declared (`file:line`).
+        public var location: String
+
+        /// Creates an assignment.
+        public init(entity: String, property: String, value: MappingExpression, location: String) {
+            self.entity = entity
+            self.property = property
+            self.value = value
+            self.location = location
+        }
+    }
+
+    public var from: String
+    public var to: String
+    public var assignments: [Assignment]
+
+    /// Creates a transform.
+    public init(from: String, to: String, assignments: [Assignment]) {
+        self.from = from
+        self.to = to
+        self.assignments = assignments
+    }
+
+    /// The expression of a declared value: `$source.a.b`, a number, `true`/`false`, `null`, or a string in
+    /// double quotes (`\"` and `\\` escaped); nil when it is none of these.
+    public static func expression(parsing text: String) -> MappingExpression? {
+        if text.hasPrefix("$source.") {
+            let path = MappingExpression.keyPath(parsing: text)
+            let plain = path.allSatisfy { component in
+                !component.isEmpty && component.allSatisfy { $0.isLetter || $0.isNumber || $0 == "_" }
+            }
+            return plain && !path.isEmpty ? .keyPath(path) : nil
+        }
+        switch text {
+        case "true": return .constant(.boolean(true))
+        case "false": return .constant(.boolean(false))
+        case "null": return .constant(.null)
+        default: break
+        }
+        if let integer = Int64(text) { return .constant(.integer(integer)) }
+        if let real = Double(text), real.isFinite { return .constant(.real(real)) }
+        guard text.count >= 2, text.hasPrefix("\""), text.hasSuffix("\"") else { return nil }
+        var result = ""
+        var escaped = false
+        for character in text.dropFirst().dropLast() {
+            if escaped {
+                guard character == "\"" || character == "\\" else { return nil }
+                result.append(character)
+                escaped = false
+            } else if character == "\\" {
+                escaped = true
+            } else if character == "\"" {
+                return nil
+            } else {
+                result.append(character)
+            }
+        }
+        return escaped ? nil : .constant(.string(result))
+    }
+}
