@@ -286,6 +286,30 @@ public enum Migrator {
         return result
     }
 
+    /// The step a mapping model given by path is for (`"<from>→<to>"`): the version names Xcode recorded in it
+    /// (`…/Moody 2.xcdatamodel` → `Moody 2`), else its folder's name (`<from>-<to>.xcmappingmodel`), checked
+    /// against `versions`. Throws ``MigrationError/badTarget(path:detail:)`` when neither names a step.
+    public static func mappingModelStep(_ path: String, versions: [XCDataModelReader.Version]) throws -> String {
+        let model = try MappingModelReader.read(path: path)
+        func version(_ recorded: String?) -> String? {
+            guard let last = recorded?.split(separator: "/").last, last.hasSuffix(".xcdatamodel") else { return nil }
+            return String(last.dropLast(".xcdatamodel".count))
+        }
+        let steps = zip(versions, versions.dropFirst()).map { ($0.name, $1.name) }
+        if let from = version(model.sourceModelPath), let to = version(model.destinationModelPath),
+            steps.contains(where: { $0 == (from, to) })
+        {
+            return from + "→" + to
+        }
+        let folder = path.split(separator: "/").last.map(String.init) ?? path
+        for (from, to) in steps where folder == "\(from)-\(to).xcmappingmodel" { return from + "→" + to }
+        throw MigrationError.badTarget(
+            path: path,
+            detail:
+                "this mapping model is for none of the steps (\(steps.map { "\($0) → \($1)" }.joined(separator: ", ")))"
+        )
+    }
+
     /// A read-write connection that never writes: for the backup (`VACUUM INTO` is refused under
     /// `query_only`) and the checks before the transaction.
     static let backupOptions = OpenOptions(

@@ -14,7 +14,7 @@ enum MigrateCommand: Subcommand {
     static let summary = "move a store to a later version of its model: both schemas and the bridge, in one transaction"
     static let usage = """
         usage: coexistctl migrate STORE --model M.xcdatamodeld [--to VERSION] [--dry-run] [--sql] [--json]
-                                 [--momd PATH]
+                                 [--momd PATH] [--mapping PATH]…
                coexistctl migrate --config FILE [--to VERSION] [--dry-run] [--sql] [--json] [--momd PATH]
 
         Finds the version STORE is at (from its own model), then carries it through every later version up
@@ -32,6 +32,8 @@ enum MigrateCommand: Subcommand {
           --to VERSION   the version to reach (default: the current one)
           --dry-run      plan and check every step on a scratch copy; the store is not touched
           --sql          print every statement of every step
+          --mapping PATH a mapping model (.xcmappingmodel) for a step, besides those found beside the
+                         .xcdatamodeld (<from>-<to>.xcmappingmodel); repeatable
           --momd PATH    the compiled model (a .momd folder or its VersionInfo.plist), whose hashes go to
                          Z_METADATA; default: <name>.momd beside the .xcdatamodeld; without one the old
                          hashes are removed, never invented
@@ -43,7 +45,8 @@ enum MigrateCommand: Subcommand {
         let parsed = try ArgumentParser(
             arguments,
             flags: ["dry-run", "sql", "json"],
-            options: ["model", "to", "momd", "config", "database"]
+            options: ["model", "to", "momd", "config", "database"],
+            repeatable: ["mapping"]
         )
         _ = try parsed.positionals(min: 0, max: 1)
         let target = try StoreTarget(parsed)
@@ -63,6 +66,9 @@ enum MigrateCommand: Subcommand {
             overrides: target.overrides
         )
         options.mappingModels = Migrator.mappingModels(beside: modelPath, versions: versions)
+        for path in parsed.values("mapping") {
+            options.mappingModels[try Migrator.mappingModelStep(path, versions: versions)] = path
+        }
         options.transforms = target.transforms
         // A coexistd serving the file migrates it itself: it stops mirroring, migrates, resumes from its
         // cursor with the new version, and tells its subscribers. A dry run only reads: it runs here.

@@ -270,4 +270,64 @@ import Testing
         #expect(verified.status == 0, "\(verified.stdout)\(verified.stderr)")
         #expect(daemon.log.contains("migrated \(path): TaskModel → TaskModel 2"), "\(daemon.log)")
     }
+
+    /// `--mapping PATH` runs a mapping model kept elsewhere: without it the step 2 → 3 is inferred
+    /// (`Mood.continent` empty), with it the continent comes from `$source.country.continent`.
+    @Test func aMappingModelGivenByPathIsRun() throws {
+        let directory = try TemporaryDirectory()
+        let models = directory.file("Moody.xcdatamodeld")
+        try FileManager.default.copyItem(atPath: Fixtures.moodyXcdatamodeld, toPath: models)
+        let mappingFolder = Fixtures.moodyXcdatamodeld.split(separator: "/").dropLast().joined(separator: "/")
+        let mapping = "/" + mappingFolder + "/Moody 2-Moody 3.xcmappingmodel"
+        let inferred = try directory.copy(Fixtures.moody, as: "Inferred.moody")
+        let mapped = try directory.copy(Fixtures.moody, as: "Mapped.moody")
+        let plain = try ProductProcess.run("coexistctl", ["migrate", inferred, "--model", models, "--to", "Moody 3"])
+        #expect(plain.status == 0, "\(plain.stderr)")
+        #expect(
+            try RawSQLite.rows(inferred, "SELECT count(*) FROM ZMOOD WHERE ZCONTINENT IS NOT NULL") == [[.integer(0)]]
+        )
+        let run = try ProductProcess.run(
+            "coexistctl",
+            ["migrate", mapped, "--model", models, "--to", "Moody 3", "--mapping", mapping, "--json"]
+        )
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(
+            try RawSQLite.rows(
+                mapped,
+                "SELECT count(*) FROM ZMOOD m JOIN ZGEOGRAPHICREGION c ON c.Z_PK = m.ZCOUNTRY WHERE m.ZCONTINENT = c.ZCONTINENT"
+            )
+                == RawSQLite.rows(mapped, "SELECT count(*) FROM ZMOOD")
+        )
+        let wrong = try ProductProcess.run(
+            "coexistctl",
+            ["migrate", mapped, "--model", models, "--mapping", directory.file("nothing.xcmappingmodel")]
+        )
+        #expect(wrong.status == 66, "\(wrong.stderr)")
+    }
+
+    /// CoreDataPlus SampleModel V1 with history written under V1, migrated to V3: `history show` still shows
+    /// it with V1's names (ExpensiveSportCar, since renamed LuxuryCar).
+    @Test func historyFromBeforeShowsAfterSampleModelV1ToV3() throws {
+        let directory = try TemporaryDirectory()
+        let path = try directory.copy(Fixtures.sampleModelV1)
+        let store = try LegacyStore(path: path, options: OpenOptions())
+        let car = try #require(try store.objects(of: "ExpensiveSportCar").first).id
+        try store.save(SaveMetadata(author: "old-app")) { save in
+            try save.update(car, ["isLimitedEdition": .boolean(true)])
+        }
+        let migrated = try ProductProcess.run(
+            "coexistctl",
+            ["migrate", path, "--model", Fixtures.sampleModelXcdatamodeld, "--to", "SampleModel3"]
+        )
+        #expect(migrated.status == 0, "\(migrated.stderr)")
+        let shown = try ProductProcess.run("coexistctl", ["history", "show", path, "1", "--json"])
+        #expect(shown.status == 0, "\(shown.stderr)")
+        let transaction = try #require(
+            try JSONSerialization.jsonObject(with: Data(shown.stdout.utf8)) as? [String: Any]
+        )
+        let change = try #require((transaction["changes"] as? [[String: Any]])?.first)
+        #expect(change["entity"] as? String == "ExpensiveSportCar")
+        #expect(change["properties"] as? [String] == ["isLimitedEdition"])
+        #expect(try RawSQLite.rows(path, "PRAGMA foreign_key_check").isEmpty)
+    }
 }
