@@ -30,9 +30,12 @@ struct LegacyStepPlanner {
         let oldTables = Self.tables(of: old)
         var statements = try dropIndexes(of: oldTables)
         statements += oldTables.map { MigrationStatement("ALTER TABLE \($0.quotedIdentifier) RENAME TO \(aside($0))") }
-        statements += layout.statements.map { MigrationStatement($0) }
+        // Tables first, indexes once the rows are in: one sorted build each instead of random inserts.
+        let (tables, indexes) = layout.statements.partitioned { $0.hasPrefix("CREATE TABLE") }
+        statements += tables.map { MigrationStatement($0) }
         statements += try copyRows(old, layout)
         statements += try copyJoinRows(old, layout)
+        statements += indexes.map { MigrationStatement($0) }
         statements += references(layout)
         statements += oldTables.map { MigrationStatement("DROP TABLE \(aside($0))") }
         statements += primaryKeys(store, layout)

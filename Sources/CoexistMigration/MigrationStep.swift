@@ -51,3 +51,10 @@ extension String {
     /// The string as a quoted SQL identifier.
     var quotedIdentifier: String { SQLIdentifier.quoted(self) }
 }
+
+extension Array {
+    /// The elements that satisfy `belongs`, then the others, each in order.
+    func partitioned(_ belongs: (Element) -> Bool) -> ([Element], [Element]) {
+        (filter(belongs), filter { !belongs($0) })
+    }
+}

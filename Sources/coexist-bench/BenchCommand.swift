@@ -3,10 +3,10 @@ import CoexistRuntime
 /// Parses the command line, runs the chosen scenarios, prints a table and a one-line JSON summary.
 enum BenchCommand {
     static let usage = """
-        usage: coexist-bench [latency|throughput|write-overhead|fan-out|catch-up|history-list|idle|all]
+        usage: coexist-bench [latency|throughput|write-overhead|fan-out|catch-up|history-list|idle|migrate|all]
                              [--model PATH] [--count N] [--rate N] [--rows N] [--changes N]
                              [--subscribers N,N,...] [--event-rate N] [--fanout-seconds N] [--queue-limit N]
-                             [--backlog N] [--history N] [--idle-seconds N]
+                             [--backlog N] [--history N] [--idle-seconds N] [--migrate-rows N]
                coexist-bench crash [--rounds N] [--writes N] [--seed N] [--model PATH | --store PATH]
                coexist-bench soak [--minutes N | --seconds N] [--subscribers N] [--rate N] [--model PATH]
 
@@ -27,6 +27,9 @@ enum BenchCommand {
           history-list     coexistctl history list --json over --history transactions (default 1000000) and
                            a tenth of them: time and peak RSS (flat: the listing pages)
           idle             CPU per second of an idle coexistd with one subscriber (--idle-seconds, default 30)
+          migrate          coexistctl migrate of a demo store (TaskModel → TaskModel 2) holding --migrate-rows
+                           tasks on both sides (default 200000) vs its backup alone (VACUUM INTO) and one
+                           INSERT … SELECT of every row it rebuilds (the set-based limit): time and peak RSS
           all              every scenario above (the default)
           crash            SIGKILLs coexistd --rounds times (default 200) while two random writers make
                            --writes saves each (default 400), then checks that nothing was lost, doubled or
@@ -50,6 +53,7 @@ enum BenchCommand {
                 "model", "count", "rate", "rows", "idle-seconds", "rounds", "writes", "seed", "changes", "backlog",
                 "history",
                 "subscribers", "event-rate", "fanout-seconds", "queue-limit", "minutes", "seconds", "store",
+                "migrate-rows",
             ]
         )
         if parsed.flag("help") {
@@ -58,7 +62,8 @@ enum BenchCommand {
         }
         let scenario = try parsed.positionals(min: 0, max: 1).first ?? "all"
         let known = [
-            "latency", "throughput", "write-overhead", "fan-out", "catch-up", "history-list", "idle", "all", "crash",
+            "latency", "throughput", "write-overhead", "fan-out", "catch-up", "history-list", "idle", "migrate", "all",
+            "crash",
             "soak",
         ]
         guard known.contains(scenario) else { throw ArgumentParser.UsageError("unknown scenario \(scenario)") }
@@ -158,6 +163,9 @@ enum BenchCommand {
         }
         if scenario == "idle" || scenario == "all" {
             report.idle(try IdleScenario.run(modelPath: model, seconds: try number("idle-seconds", 30)))
+        }
+        if scenario == "migrate" || scenario == "all" {
+            report.migrate(try MigrateScenario.run(modelPath: model, rows: try number("migrate-rows", 200_000)))
         }
         StandardStreams.out(report.table)
         StandardStreams.out(report.json)

@@ -159,6 +159,25 @@ struct Report {
         fields.append("\"historyList\":[" + entries.joined(separator: ",") + "]")
     }
 
+    mutating func migrate(_ result: MigrateScenario.Result) {
+        func hundredths(_ value: Double) -> Double { Double(Int(value * 100)) / 100 }
+        let limit = result.backupSeconds + result.copySeconds + result.checkSeconds
+        rows.append(
+            (
+                "migrate", "coexistctl migrate, TaskModel → TaskModel 2, \(result.rows) tasks on both sides",
+                "\(hundredths(result.seconds)) s; its unavoidable parts alone: backup \(hundredths(result.backupSeconds)) s, "
+                    + "one copy of every rebuilt row \(hundredths(result.copySeconds)) s, integrity_check "
+                    + "\(hundredths(result.checkSeconds)) s (× \(hundredths(result.seconds / max(limit, 1e-9))) their sum); "
+                    + "peak RSS \(result.peakKilobytes / 1024) MiB"
+            )
+        )
+        fields.append(
+            "\"migrate\":{\"rows\":\(result.rows),\"seconds\":\(hundredths(result.seconds)),\"backupSeconds\":"
+                + "\(hundredths(result.backupSeconds)),\"copySeconds\":\(hundredths(result.copySeconds)),\"checkSeconds\":"
+                + "\(hundredths(result.checkSeconds)),\"peakRSSKilobytes\":\(result.peakKilobytes)}"
+        )
+    }
+
     mutating func idle(_ result: IdleScenario.Result) {
         let perSecond = Double(Int(result.cpuNanosecondsPerSecond / 1_000)) / 1_000
         rows.append(

@@ -40,6 +40,12 @@ import Testing
         var writeOverhead: [String: Overhead]?
         var idle: Idle?
         var historyList: [HistoryList]?
+        var migrate: Migrate?
+        struct Migrate: Decodable {
+            var rows: Int
+            var seconds: Double
+            var peakRSSKilobytes: Int
+        }
         struct HistoryList: Decodable {
             var transactions: Int
             var peakRSSKilobytes: Int
@@ -83,6 +89,13 @@ import Testing
         let points = try #require(try summary(["history-list", "--history", "3000"]).historyList)
         #expect(points.map(\.transactions) == [300, 3_000])
         #expect(points.allSatisfy { $0.peakRSSKilobytes > 0 })
+    }
+
+    /// The migrate scenario migrates its store (it checks every task got the new default) and reports.
+    @Test func migrateReports() throws {
+        let migrate = try #require(try summary(["migrate", "--migrate-rows", "2000"]).migrate)
+        #expect(migrate.rows == 2_000)
+        #expect(migrate.peakRSSKilobytes > 0)
     }
 
     @Test func writeOverheadAndIdleReport() throws {
