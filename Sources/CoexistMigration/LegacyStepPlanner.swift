@@ -45,7 +45,11 @@ struct LegacyStepPlanner {
     }
 
     /// Where a table of the source layout waits while the destination's is filled.
-    private func aside(_ table: String) -> String { ("coexist_old_" + table).quotedIdentifier }
+    private func aside(_ table: String) -> String { RowCopySQL.aside(table) }
+
+    private var sql: RowCopySQL {
+        RowCopySQL(key: "Z_PK", source: source, unsupported: unsupported)
+    }
 
     private func unsupported(_ detail: String) -> MigrationError {
         .unsupported(path: connection.path, step: step, detail: detail)
@@ -176,42 +180,21 @@ struct LegacyStepPlanner {
         case .property(let name):
             return try expression(.keyPath([name]), of: origin, old, attribute: attribute, entity: entity)
         case .keyPath(let path):
-            var current = origin
-            var sql = ""
-            for (index, component) in path.enumerated() {
+            let keyPath = try sql.keyPath(path, from: origin, for: entity) { current, component in
                 guard let table = old.entities[current.name], let storage = table.properties[component] else {
-                    throw unsupported("\(entity.name): \(current.name).\(component) is not stored in the source")
+                    return nil
                 }
-                let column: String
                 switch storage {
-                case .attribute(let name): column = name
-                case .toOne(let name, _, _): column = name
-                default: throw unsupported("\(entity.name): \(current.name).\(component) is a to-many in a key path")
+                case .attribute(let column): return (table.table, .column(column, isToOne: false))
+                case .toOne(let column, _, _): return (table.table, .column(column, isToOne: true))
+                default: return (table.table, .elsewhere)
                 }
-                sql =
-                    index == 0
-                    ? "s." + column.quotedIdentifier
-                    : "(SELECT t\(index).\(column.quotedIdentifier) FROM \(aside(table.table)) AS t\(index) "
-                        + "WHERE t\(index).Z_PK = \(sql))"
-                guard index < path.count - 1 else { break }
-                guard case .toOne = storage,
-                    let relationship = source.allRelationships(of: current).first(where: { $0.name == component }),
-                    let next = source.entity(named: relationship.destination)
-                else { throw unsupported("\(entity.name): \(current.name).\(component) is not a to-one") }
-                current = next
             }
-            return (sql, [])
+            return (keyPath, [])
         case .constant(let constant):
             guard let attribute else { throw unsupported("\(entity.name): a constant for a relationship") }
             return ("?", [try encodedDefault(constant, attribute, entity)])
         }
-    }
-
-    /// The source relationship a destination to-many is copied from (a plain property mapping).
-    private func joinOrigin(of relationship: Relationship, in entity: Entity, from origin: Entity) -> Relationship? {
-        let fill = mapping.fills.first { $0.destination.name == entity.name && $0.source.name == origin.name }
-        guard case .property(let name)? = fill?.relationships[relationship.name] else { return nil }
-        return source.allRelationships(of: origin).first { $0.name == name }
     }
 
     private func encodedDefault(_ value: AttributeValue, _ attribute: Attribute, _ entity: Entity) throws -> SQLiteValue
@@ -225,12 +208,7 @@ struct LegacyStepPlanner {
 
     /// The rows of every many-to-many join table whose relationship existed before, both ends still there.
     private func copyJoinRows(_ old: StoreSchema, _ layout: PlannedLayout) throws -> [MigrationStatement] {
-        struct Copy {
-            var oldTable: String
-            var columns: [String: String] = [:]
-            var ends: [String: String] = [:]  // old column → new table of the row it names
-        }
-        var copies: [String: Copy] = [:]
+        var copies: [String: RowCopySQL.JoinCopy] = [:]
         for (entity, origin) in kept {
             guard let from = old.entities[origin.name], let to = layout.schema.entities[entity.name] else { continue }
             for relationship in destination.allRelationships(of: entity)
@@ -238,7 +216,7 @@ struct LegacyStepPlanner {
                 guard
                     case .joinTable(let table, let selfColumn, let otherColumn, let order)? =
                         to.properties[relationship.name],
-                    let previous = joinOrigin(of: relationship, in: entity, from: origin),
+                    let previous = mapping.joinOrigin(of: relationship, in: entity, from: origin, source: source),
                     let target = destination.entity(named: relationship.destination),
                     let targetTable = layout.schema.entities[target.name]?.table
                 else { continue }
@@ -248,29 +226,14 @@ struct LegacyStepPlanner {
                 else {
                     throw unsupported("\(entity.name).\(relationship.name) becomes a many-to-many")
                 }
-                var copy = copies[table] ?? Copy(oldTable: oldTable)
-                guard copy.oldTable == oldTable else {
-                    throw unsupported("join table \(table) would come from both \(copy.oldTable) and \(oldTable)")
-                }
-                copy.columns[selfColumn] = oldSelf
-                copy.columns[otherColumn] = oldOther
-                if let order, let oldOrder { copy.columns[order] = oldOrder }
-                copy.ends[oldSelf] = to.table
-                copy.ends[oldOther] = targetTable
-                copies[table] = copy
+                var columns: [(new: String, old: String, target: String?)] = [
+                    (selfColumn, oldSelf, to.table), (otherColumn, oldOther, targetTable),
+                ]
+                if let order, let oldOrder { columns.append((order, oldOrder, nil)) }
+                try sql.add(to: &copies, table: table, from: oldTable, columns: columns)
             }
         }
-        return copies.sorted(by: { $0.key < $1.key }).map { table, copy in
-            let pairs = copy.columns.sorted(by: { $0.key < $1.key })
-            let conditions = copy.ends.sorted(by: { $0.key < $1.key }).map { column, target in
-                "EXISTS (SELECT 1 FROM \(target.quotedIdentifier) AS d WHERE d.Z_PK = j.\(column.quotedIdentifier))"
-            }
-            return MigrationStatement(
-                "INSERT OR IGNORE INTO \(table.quotedIdentifier) (\(pairs.map(\.key.quotedIdentifier).joined(separator: ", "))) "
-                    + "SELECT \(pairs.map { "j." + $0.value.quotedIdentifier }.joined(separator: ", ")) "
-                    + "FROM \(aside(copy.oldTable)) AS j WHERE \(conditions.joined(separator: " AND "))"
-            )
-        }
+        return sql.statements(copies)
     }
 
     /// To-ones: cleared where the row they name is gone; the destination's `Z_ENT` filled in where the

@@ -38,7 +38,11 @@ struct NewSchemaStepPlanner {
         return statements
     }
 
-    private func aside(_ table: String) -> String { ("coexist_old_" + table).quotedIdentifier }
+    private func aside(_ table: String) -> String { RowCopySQL.aside(table) }
+
+    private var sql: RowCopySQL {
+        RowCopySQL(key: "\"id\"", source: source, unsupported: unsupported)
+    }
 
     private func unsupported(_ detail: String) -> MigrationError {
         .unsupported(path: connection.path, step: step, detail: detail)
@@ -174,32 +178,18 @@ struct NewSchemaStepPlanner {
         case .property(let name):
             return try expression(.keyPath([name]), of: origin, old, attribute: attribute, entity: entity)
         case .keyPath(let path):
-            var current = origin
-            var sql = ""
-            for (index, component) in path.enumerated() {
+            let keyPath = try sql.keyPath(path, from: origin, for: entity) { current, component in
                 guard let table = old.entities[current.name], let storage = table.properties[component] else {
-                    throw unsupported("\(entity.name): \(current.name).\(component) is not stored in the source")
+                    return nil
                 }
-                let column: String
                 switch storage {
-                case .column(let name, _): column = name
-                case .identity: column = "id"
-                case .toOne(let name, _): column = name
-                default: throw unsupported("\(entity.name): \(current.name).\(component) is a to-many in a key path")
+                case .column(let column, _): return (table.table, .column(column, isToOne: false))
+                case .identity: return (table.table, .column("id", isToOne: false))
+                case .toOne(let column, _): return (table.table, .column(column, isToOne: true))
+                default: return (table.table, .elsewhere)
                 }
-                sql =
-                    index == 0
-                    ? "s." + column.quotedIdentifier
-                    : "(SELECT t\(index).\(column.quotedIdentifier) FROM \(aside(table.table)) AS t\(index) "
-                        + "WHERE t\(index).\"id\" = \(sql))"
-                guard index < path.count - 1 else { break }
-                guard case .toOne = storage,
-                    let relationship = source.allRelationships(of: current).first(where: { $0.name == component }),
-                    let next = source.entity(named: relationship.destination)
-                else { throw unsupported("\(entity.name): \(current.name).\(component) is not a to-one") }
-                current = next
             }
-            return (sql, [])
+            return (keyPath, [])
         case .constant(let constant):
             guard let attribute else { throw unsupported("\(entity.name): a constant for a relationship") }
             return ("?", [try encoded(constant, attribute, entity)])
@@ -221,20 +211,8 @@ struct NewSchemaStepPlanner {
         }
     }
 
-    /// The source relationship a destination to-many is copied from (a plain property mapping).
-    private func joinOrigin(of relationship: Relationship, in entity: Entity, from origin: Entity) -> Relationship? {
-        let fill = mapping.fills.first { $0.destination.name == entity.name && $0.source.name == origin.name }
-        guard case .property(let name)? = fill?.relationships[relationship.name] else { return nil }
-        return source.allRelationships(of: origin).first { $0.name == name }
-    }
-
     private func copyJoinRows(_ old: NewSchema, _ new: NewSchema) throws -> [MigrationStatement] {
-        struct Copy {
-            var oldTable: String
-            var columns: [String: String] = [:]
-            var ends: [String: String] = [:]
-        }
-        var copies: [String: Copy] = [:]
+        var copies: [String: RowCopySQL.JoinCopy] = [:]
         for (entity, origin) in kept {
             guard let from = old.entities[origin.name], let to = new.entities[entity.name] else { continue }
             for relationship in destination.allRelationships(of: entity)
@@ -242,7 +220,7 @@ struct NewSchemaStepPlanner {
                 guard
                     case .join(let table, let selfColumn, let otherColumn, let position)? =
                         to.properties[relationship.name],
-                    let previous = joinOrigin(of: relationship, in: entity, from: origin),
+                    let previous = mapping.joinOrigin(of: relationship, in: entity, from: origin, source: source),
                     let targetTable = new.entities[relationship.destination]?.table
                 else { continue }
                 guard
@@ -251,29 +229,14 @@ struct NewSchemaStepPlanner {
                 else {
                     throw unsupported("\(entity.name).\(relationship.name) moves to a join table")
                 }
-                var copy = copies[table] ?? Copy(oldTable: oldTable)
-                guard copy.oldTable == oldTable else {
-                    throw unsupported("join table \(table) would come from both \(copy.oldTable) and \(oldTable)")
-                }
-                copy.columns[selfColumn] = oldSelf
-                copy.columns[otherColumn] = oldOther
-                if let position, let oldPosition { copy.columns[position] = oldPosition }
-                copy.ends[oldSelf] = to.table
-                copy.ends[oldOther] = targetTable
-                copies[table] = copy
+                var columns: [(new: String, old: String, target: String?)] = [
+                    (selfColumn, oldSelf, to.table), (otherColumn, oldOther, targetTable),
+                ]
+                if let position, let oldPosition { columns.append((position, oldPosition, nil)) }
+                try sql.add(to: &copies, table: table, from: oldTable, columns: columns)
             }
         }
-        return copies.sorted(by: { $0.key < $1.key }).map { table, copy in
-            let pairs = copy.columns.sorted(by: { $0.key < $1.key })
-            let conditions = copy.ends.sorted(by: { $0.key < $1.key }).map { column, target in
-                "EXISTS (SELECT 1 FROM \(target.quotedIdentifier) AS d WHERE d.\"id\" = j.\(column.quotedIdentifier))"
-            }
-            return MigrationStatement(
-                "INSERT OR IGNORE INTO \(table.quotedIdentifier) (\(pairs.map(\.key.quotedIdentifier).joined(separator: ", "))) "
-                    + "SELECT \(pairs.map { "j." + $0.value.quotedIdentifier }.joined(separator: ", ")) "
-                    + "FROM \(aside(copy.oldTable)) AS j WHERE \(conditions.joined(separator: " AND "))"
-            )
-        }
+        return sql.statements(copies)
     }
 
     /// To-ones naming a row that is gone (a removed sub-entity's) are cleared.

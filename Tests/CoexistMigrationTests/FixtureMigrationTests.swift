@@ -1,3 +1,4 @@
+import CoexistBridge
 import CoexistConfiguration
 import CoexistHistory
 import CoexistLegacyStore
@@ -374,6 +375,77 @@ import Testing
             try DaemonConfiguration.parse("[migration Items -> Items 2]\nItem.count = count + 1\n", file: "bad.conf")
         }
         #expect(StepTransform.expression(parsing: "\"a \\\"b\\\"\"") == .constant(.string("a \"b\"")))
+    }
+
+    /// A many-to-many (Item.tags ↔ Tag.items, join tables on both sides) kept across a step that adds an
+    /// attribute: every pair still there on both sides, the bridge equal afterwards.
+    @Test func manyToManyPairsAreKeptOnBothSides() throws {
+        let directory = try TemporaryDirectory()
+        let folder = directory.file("Tags.xcdatamodeld")
+        for (name, extra) in [
+            ("Tags", ""),
+            ("Tags 2", "<attribute name=\"rank\" attributeType=\"Integer 32\" defaultValueString=\"5\"/>"),
+        ] {
+            try FileManager.default.createDirectory(
+                atPath: folder + "/\(name).xcdatamodel",
+                withIntermediateDirectories: true
+            )
+            let contents = """
+                <?xml version="1.0" encoding="UTF-8" standalone="yes"?>
+                <model type="com.apple.IDECoreDataModeler.DataModel" documentVersion="1.0" userDefinedModelVersionIdentifier="\(name)">
+                    <entity name="Item" representedClassName="Item" syncable="YES">
+                        <attribute name="id" attributeType="UUID"/>
+                        <attribute name="title" optional="YES" attributeType="String"/>
+                        \(extra)
+                        <relationship name="tags" optional="YES" toMany="YES" deletionRule="Nullify" destinationEntity="Tag" inverseName="items" inverseEntity="Tag"/>
+                    </entity>
+                    <entity name="Tag" representedClassName="Tag" syncable="YES">
+                        <attribute name="id" attributeType="UUID"/>
+                        <attribute name="label" optional="YES" attributeType="String"/>
+                        <relationship name="items" optional="YES" toMany="YES" deletionRule="Nullify" destinationEntity="Item" inverseName="tags" inverseEntity="Item"/>
+                    </entity>
+                </model>
+                """
+            try Data(contents.utf8).write(to: URL(fileURLWithPath: folder + "/\(name).xcdatamodel/contents"))
+        }
+        let marker = """
+            <?xml version="1.0" encoding="UTF-8"?>
+            <plist version="1.0"><dict><key>_XCCurrentVersionName</key><string>Tags 2.xcdatamodel</string></dict></plist>
+            """
+        try Data(marker.utf8).write(to: URL(fileURLWithPath: folder + "/.xccurrentversion"))
+        let versions = try XCDataModelReader.readVersions(path: folder)
+        let store = try StoreCreator.create(path: directory.file("Tags.sqlite"), model: versions[0].model)
+        try store.save(SaveMetadata(author: "app")) { save in
+            let tags = try (1...3).map { index in
+                try save.insert("Tag", ["id": DemoStore.uuid(UInt8(index)), "label": .string("tag \(index)")])
+            }
+            for index in 1...4 {
+                let item = try save.insert(
+                    "Item",
+                    ["id": DemoStore.uuid(UInt8(10 + index)), "title": .string("item \(index)")]
+                )
+                try save.add(item, to: "tags", Array(tags.prefix(index % 3 + 1)))
+            }
+        }
+        let bridge = try SyncEngine(connection: try Connection(path: store.path), model: versions[0].model)
+        try bridge.initialSyncIfNeeded()
+        _ = try bridge.catchUp()
+        let join = try #require(
+            try store.connection.rows(
+                "SELECT name FROM sqlite_master WHERE name LIKE 'Z\\_%' ESCAPE '\\' AND type = 'table' AND name NOT IN ('Z_PRIMARYKEY', 'Z_METADATA', 'Z_MODELCACHE')"
+            ).first?[0].textValue
+        )
+        let newJoin = try #require(bridge.new.schema.tables.first { $0.rootEntity == nil }?.name)
+        let before = try RawSQLite.rows(store.path, "SELECT * FROM \(join) ORDER BY 1, 2")
+        let newBefore = try RawSQLite.rows(store.path, "SELECT * FROM \(newJoin) ORDER BY 1, 2")
+        #expect(before.count == 8)
+        _ = try Migrator.migrate(store: store.path, versions: versions)
+        #expect(try RawSQLite.rows(store.path, "SELECT * FROM \(join) ORDER BY 1, 2") == before)
+        #expect(try RawSQLite.rows(store.path, "SELECT * FROM \(newJoin) ORDER BY 1, 2") == newBefore)
+        #expect(try RawSQLite.rows(store.path, "SELECT DISTINCT ZRANK FROM ZITEM") == [[.integer(5)]])
+        let after = try SyncEngine(connection: try Connection(path: store.path), model: versions[1].model)
+        let report = try Verifier(engine: after).run()
+        #expect(report.equal, "\(report.differences.prefix(3))")
     }
 
     /// An `.xcdatamodeld` of two versions of one entity `Item` whose attribute `count` has the given types.
