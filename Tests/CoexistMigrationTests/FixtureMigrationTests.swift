@@ -381,38 +381,23 @@ import Testing
     /// attribute: every pair still there on both sides, the bridge equal afterwards.
     @Test func manyToManyPairsAreKeptOnBothSides() throws {
         let directory = try TemporaryDirectory()
-        let folder = directory.file("Tags.xcdatamodeld")
-        for (name, extra) in [
-            ("Tags", ""),
-            ("Tags 2", "<attribute name=\"rank\" attributeType=\"Integer 32\" defaultValueString=\"5\"/>"),
-        ] {
-            try FileManager.default.createDirectory(
-                atPath: folder + "/\(name).xcdatamodel",
-                withIntermediateDirectories: true
-            )
-            let contents = """
-                <?xml version="1.0" encoding="UTF-8" standalone="yes"?>
-                <model type="com.apple.IDECoreDataModeler.DataModel" documentVersion="1.0" userDefinedModelVersionIdentifier="\(name)">
-                    <entity name="Item" representedClassName="Item" syncable="YES">
-                        <attribute name="id" attributeType="UUID"/>
-                        <attribute name="title" optional="YES" attributeType="String"/>
-                        \(extra)
-                        <relationship name="tags" optional="YES" toMany="YES" deletionRule="Nullify" destinationEntity="Tag" inverseName="items" inverseEntity="Tag"/>
-                    </entity>
-                    <entity name="Tag" representedClassName="Tag" syncable="YES">
-                        <attribute name="id" attributeType="UUID"/>
-                        <attribute name="label" optional="YES" attributeType="String"/>
-                        <relationship name="items" optional="YES" toMany="YES" deletionRule="Nullify" destinationEntity="Item" inverseName="tags" inverseEntity="Item"/>
-                    </entity>
-                </model>
+        let folder = try Self.models(in: directory, name: "Tags") { index in
+            let rank =
+                index == 0 ? "" : "<attribute name=\"rank\" attributeType=\"Integer 32\" defaultValueString=\"5\"/>"
+            return """
+                <entity name="Item" representedClassName="Item" syncable="YES">
+                    <attribute name="id" attributeType="UUID"/>
+                    <attribute name="title" optional="YES" attributeType="String"/>
+                    \(rank)
+                    <relationship name="tags" optional="YES" toMany="YES" deletionRule="Nullify" destinationEntity="Tag" inverseName="items" inverseEntity="Tag"/>
+                </entity>
+                <entity name="Tag" representedClassName="Tag" syncable="YES">
+                    <attribute name="id" attributeType="UUID"/>
+                    <attribute name="label" optional="YES" attributeType="String"/>
+                    <relationship name="items" optional="YES" toMany="YES" deletionRule="Nullify" destinationEntity="Item" inverseName="tags" inverseEntity="Item"/>
+                </entity>
                 """
-            try Data(contents.utf8).write(to: URL(fileURLWithPath: folder + "/\(name).xcdatamodel/contents"))
         }
-        let marker = """
-            <?xml version="1.0" encoding="UTF-8"?>
-            <plist version="1.0"><dict><key>_XCCurrentVersionName</key><string>Tags 2.xcdatamodel</string></dict></plist>
-            """
-        try Data(marker.utf8).write(to: URL(fileURLWithPath: folder + "/.xccurrentversion"))
         let versions = try XCDataModelReader.readVersions(path: folder)
         let store = try StoreCreator.create(path: directory.file("Tags.sqlite"), model: versions[0].model)
         try store.save(SaveMetadata(author: "app")) { save in
@@ -450,25 +435,39 @@ import Testing
 
     /// An `.xcdatamodeld` of two versions of one entity `Item` whose attribute `count` has the given types.
     static func itemModels(in directory: TemporaryDirectory, types: (String, String)) throws -> String {
-        let folder = directory.file("Items.xcdatamodeld")
-        for (name, type) in [("Items", types.0), ("Items 2", types.1)] {
+        try models(
+            in: directory,
+            name: "Items",
+            entities: { index in
+                """
+                <entity name="Item" representedClassName="Item" syncable="YES">
+                    <attribute name="count" optional="YES" attributeType="\(index == 0 ? types.0 : types.1)"/>
+                </entity>
+                """
+            }
+        )
+    }
+
+    /// An `.xcdatamodeld` named `name` of two versions (`name`, `name 2`, the second current) whose
+    /// `<entity>` elements `entities` gives for version index 0 and 1.
+    static func models(in directory: TemporaryDirectory, name: String, entities: (Int) -> String) throws -> String {
+        let folder = directory.file("\(name).xcdatamodeld")
+        for (index, version) in [name, name + " 2"].enumerated() {
             try FileManager.default.createDirectory(
-                atPath: folder + "/\(name).xcdatamodel",
+                atPath: folder + "/\(version).xcdatamodel",
                 withIntermediateDirectories: true
             )
             let contents = """
                 <?xml version="1.0" encoding="UTF-8" standalone="yes"?>
-                <model type="com.apple.IDECoreDataModeler.DataModel" documentVersion="1.0" userDefinedModelVersionIdentifier="\(name)">
-                    <entity name="Item" representedClassName="Item" syncable="YES">
-                        <attribute name="count" optional="YES" attributeType="\(type)"/>
-                    </entity>
+                <model type="com.apple.IDECoreDataModeler.DataModel" documentVersion="1.0" userDefinedModelVersionIdentifier="\(version)">
+                \(entities(index))
                 </model>
                 """
-            try Data(contents.utf8).write(to: URL(fileURLWithPath: folder + "/\(name).xcdatamodel/contents"))
+            try Data(contents.utf8).write(to: URL(fileURLWithPath: folder + "/\(version).xcdatamodel/contents"))
         }
         let marker = """
             <?xml version="1.0" encoding="UTF-8"?>
-            <plist version="1.0"><dict><key>_XCCurrentVersionName</key><string>Items 2.xcdatamodel</string></dict></plist>
+            <plist version="1.0"><dict><key>_XCCurrentVersionName</key><string>\(name) 2.xcdatamodel</string></dict></plist>
             """
         try Data(marker.utf8).write(to: URL(fileURLWithPath: folder + "/.xccurrentversion"))
         return folder
