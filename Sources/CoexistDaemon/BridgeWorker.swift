@@ -128,12 +128,13 @@ final class BridgeWorker: @unchecked Sendable {
     /// Asks the thread to migrate the file to `target` (nil: the model's current version) once its current
     /// pass is done, after mirroring everything pending; waits for it and returns the report. The thread
     /// then mirrors on, with the model read again. Throws why the migration failed (nothing changed then).
-    func migrate(to target: String?) throws -> Migrator.Report {
+    func migrate(to target: String?, whileWaiting: () -> Void = {}) throws -> Migrator.Report {
         shared.withLock {
             $0.migrationResult = nil
             $0.migration = .some(target)
         }
         wake.signal()
+        var waited = 0
         while true {
             let (result, failure) = shared.withLock { ($0.migrationResult, $0.failure) }
             if let result {
@@ -142,6 +143,8 @@ final class BridgeWorker: @unchecked Sendable {
             }
             if let failure { throw failure }
             usleep(5_000)
+            waited += 1
+            if waited % 200 == 0 { whileWaiting() }
         }
     }
 
@@ -241,21 +244,30 @@ final class BridgeWorker: @unchecked Sendable {
                 if let target = migration {
                     recordConsumers(connection, &state)
                     let result = Result { () throws -> Migrator.Report in
-                        _ = try engine.catchUp()
-                        return try migrateStore(target)
+                        // Apps may commit between the catch-up and the migration's write lock: it refuses
+                        // then (nothing changed), and the bridge catches up again.
+                        var attempt = 0
+                        while true {
+                            _ = try engine.catchUp()
+                            do {
+                                return try migrateStore(target)
+                            } catch MigrationError.bridgeNotCaughtUp where attempt < 4 {
+                                attempt += 1
+                            }
+                        }
                     }
-                    // The engine again in any case: with the model read again (the file's version now).
+                    shared.withLock { $0.migrationResult = result }
+                    // The engine again in any case: with the model read again (the file's version now). A
+                    // bridge that cannot follow the migrated file stops the daemon (systemd restarts it).
                     do {
                         engine = try openEngine(connection)
                         engine.configuration = settings.bridge
                         engine.report = { [logger] message in logger.warning(message) }
                         engine.reportParkedObject = RateLimitedWarnings(logger: logger).warn
                     } catch {
-                        shared.withLock { $0.migrationResult = .failure(error) }
                         fail(error)
                         return
                     }
-                    shared.withLock { $0.migrationResult = result }
                     state.busy = true
                 }
             }

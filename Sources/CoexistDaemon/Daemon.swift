@@ -282,12 +282,18 @@ public final class Daemon {
                 guard let worker = self.worker else {
                     throw BridgeError.unmirrorable("the bridge thread is not running")
                 }
-                let report = try worker.migrate(to: target)
+                // The event thread waits for the bridge thread; systemd's watchdog is told it is alive.
+                let report = try worker.migrate(to: target) { [notifier] in notifier.watchdog() }
                 if !report.steps.isEmpty {
-                    // The event service reads with the new version's model from now on.
-                    let engine = try Self.openEventEngine(self.configuration)
-                    try self.server?.adopt(engine: engine)
-                    self.engine = engine
+                    // The event service reads with the new version's model from now on. The file is
+                    // migrated whatever happens here: a service that cannot follow it stops (and restarts).
+                    do {
+                        let engine = try Self.openEventEngine(self.configuration)
+                        try self.server?.adopt(engine: engine)
+                        self.engine = engine
+                    } catch {
+                        self.publishFailure = error
+                    }
                 }
                 return (
                     report.from,

@@ -14,6 +14,9 @@ public enum MigrationError: Error, Sendable, CustomStringConvertible {
     case bridgeNotCaughtUp(path: String, detail: String)
     /// A check at the end of the transaction failed (the transaction was rolled back).
     case checkFailed(path: String, detail: String)
+    /// A failure after the backup was made: everything was rolled back, the store is as it was, and the
+    /// backup is kept at `backup`.
+    case rolledBack(path: String, backup: String, underlying: any Error)
     /// The failure injected by the test hook `COEXIST_MIGRATION_FAIL_AT` after step `step`.
     case injected(path: String, step: Int)
 
@@ -32,6 +35,8 @@ public enum MigrationError: Error, Sendable, CustomStringConvertible {
         case .bridgeNotCaughtUp(let path, let detail): "\(path): \(detail)"
         case .checkFailed(let path, let detail): "\(path): the migrated store fails a check (rolled back): \(detail)"
         case .injected(let path, let step): "\(path): failure injected after step \(step) (rolled back)"
+        case .rolledBack(_, let backup, let underlying):
+            "\(underlying) — rolled back: the store is as it was; the backup made before is kept at \(backup)"
         }
     }
 }

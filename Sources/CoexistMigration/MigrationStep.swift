@@ -19,9 +19,11 @@ public struct MigrationStatement: Sendable, Hashable {
         var result = ""
         var remaining = arguments[...]
         var inString = false
+        var inIdentifier = false
         for character in sql {
-            if character == "'" { inString.toggle() }
-            if character == "?" && !inString, let value = remaining.popFirst() {
+            if character == "'" && !inIdentifier { inString.toggle() }
+            if character == "\"" && !inString { inIdentifier.toggle() }
+            if character == "?" && !inString && !inIdentifier, let value = remaining.popFirst() {
                 result += Self.literal(value)
             } else {
                 result.append(character)

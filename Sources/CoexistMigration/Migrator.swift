@@ -118,9 +118,26 @@ public enum Migrator {
         versions: [XCDataModelReader.Version],
         options: Options = Options()
     ) throws -> Report {
+        // The serving coexistd keeps its own descriptor of the file: opening and closing another one here
+        // would drop every POSIX lock the process holds on it (SQLite's included).
+        guard !options.servingLockHeld else {
+            return try migrateLocked(store: path, versions: versions, options: options)
+        }
         let identity = try DatabaseFileIdentity(path: path)
         _ = try identity.header()
-        if !options.dryRun && !options.servingLockHeld { try identity.serveExclusively() }
+        if !options.dryRun { try identity.serveExclusively() }
+        // Kept open (and locked) until every connection of the run is closed.
+        return try withExtendedLifetime(identity) {
+            try migrateLocked(store: path, versions: versions, options: options)
+        }
+    }
+
+    /// ``migrate(store:versions:options:)`` once the file's lock is held (or not needed: a dry run).
+    static func migrateLocked(
+        store path: String,
+        versions: [XCDataModelReader.Version],
+        options: Options
+    ) throws -> Report {
         let probe = try Connection(path: path, options: Self.backupOptions)
         let (from, to) = try Self.range(probe, path: path, versions: versions, target: options.target)
         var report = Report(
@@ -176,13 +193,17 @@ public enum Migrator {
                 continue
             }
             let changes = ModelChanges(from: source.model, to: destination.model)
-            let covered = (stage != nil || transform != nil) && !options.lightweightOnly
-            guard changes.isLightweight || covered else {
+            // A stage is code and answers for the whole step; a transform only for the properties it sets.
+            let uncovered = changes.reasons.filter { reason in
+                guard stage == nil || options.lightweightOnly else { return false }
+                return !(transform?.assignments ?? []).contains { reason.hasPrefix("\($0.entity).\($0.property) ") }
+            }
+            guard uncovered.isEmpty else {
                 throw MigrationError.notInferable(
                     path: path,
                     from: source.name,
                     to: destination.name,
-                    reasons: changes.reasons
+                    reasons: uncovered
                 )
             }
             var plan = Plan(
@@ -204,8 +225,11 @@ public enum Migrator {
             )
         }
         if options.dryRun {
-            let scratch = try Self.scratchCopy(probe, of: path)
-            defer { for suffix in ["", "-wal", "-shm", "-journal"] { unlink(scratch + suffix) } }
+            let (folder, scratch) = try Self.scratchCopy(probe, of: path)
+            defer {
+                for suffix in ["", "-wal", "-shm", "-journal"] { unlink(scratch + suffix) }
+                rmdir(folder)
+            }
             let connection = try Connection(path: scratch, options: Self.migrationOptions)
             try Self.run(connection, versions: versions, from: from, plans: plans, options: options, report: &report)
             return report
@@ -413,6 +437,21 @@ public enum Migrator {
         try connection.execute("BEGIN IMMEDIATE")
         var made: String?
         do {
+            // Checked again under the write lock: nothing may have moved since the plan (an app's commit the
+            // bridge has not mirrored, another migration).
+            let (now, _) = try Self.range(
+                connection,
+                path: connection.path,
+                versions: versions,
+                target: versions[from + plans.count].name
+            )
+            guard now == from else {
+                throw MigrationError.badTarget(
+                    path: connection.path,
+                    detail: "the store moved to \(versions[now].name) while the migration was planned: run it again"
+                )
+            }
+            try Self.checkBridge(connection, path: connection.path)
             made = try backup?()
             let store = try LegacyStore(connection: connection)
             let frameworkVersion = store.metadata.frameworkVersion ?? StoreCreator.Options().frameworkVersion
@@ -442,9 +481,17 @@ public enum Migrator {
             try connection.execute(options.dryRun ? "ROLLBACK" : "COMMIT")
         } catch {
             if !connection.isAutocommit { try? connection.execute("ROLLBACK") }
+            // The store is as it was; the backup stays, and the operator is told where.
+            if let made { throw MigrationError.rolledBack(path: connection.path, backup: made, underlying: error) }
             throw error
         }
         return made
+    }
+
+    /// The last history token (0: none).
+    static func lastToken(_ connection: Connection) throws -> Int64 {
+        guard try connection.tableExists("ATRANSACTION") else { return 0 }
+        return try connection.scalar("SELECT ifnull(max(Z_PK), 0) FROM ATRANSACTION").integerValue ?? 0
     }
 
     /// Plans and runs one version step, part by part.
@@ -461,6 +508,7 @@ public enum Migrator {
         let layout = try PlannedLayout(model: destination.model, frameworkVersion: frameworkVersion)
         var parts: [Report.Part] = []
         if let willMigrate = plan.stage?.willMigrate {
+            let before = try Self.lastToken(connection)
             try willMigrate(
                 MigrationStageContext(
                     connection: connection,
@@ -469,12 +517,19 @@ public enum Migrator {
                     overrides: overrides
                 )
             )
+            // What it saved would be history of the source version the new schema never got: stages
+            // write in didMigrate.
+            guard try Self.lastToken(connection) == before else {
+                throw MigrationError.unsupported(
+                    path: connection.path,
+                    step: "\(source.name) → \(destination.name)",
+                    detail: "the stage's willMigrate saved changes: it may only read (save in didMigrate)"
+                )
+            }
             parts.append(Report.Part(part: "custom stage", statements: ["willMigrate (Swift)"]))
         }
-        // The last token written under the source version (the stage's saves included).
-        let lastToken =
-            try connection.tableExists("ATRANSACTION")
-            ? try connection.scalar("SELECT ifnull(max(Z_PK), 0) FROM ATRANSACTION").integerValue ?? 0 : 0
+        // The last token written under the source version.
+        let lastToken = try Self.lastToken(connection)
         let before = try LegacyStore(connection: connection, model: source.model)
         guard let old = before.schema else {
             throw MigrationError.unsupported(
@@ -621,28 +676,46 @@ public enum Migrator {
             .filter { $0.isNumber || $0 == "T" }.prefix(15)
         let safe = String(version.map { $0.isLetter || $0.isNumber || $0 == "." || $0 == "-" ? $0 : "_" })
         let base = "\(path).backup-\(safe)-\(stamp)Z"
-        // A second run in the same second gets the next free name; VACUUM INTO never overwrites either.
-        let target =
-            (1...1_000).lazy.map { $0 == 1 ? base + ".sqlite" : base + "-\($0).sqlite" }
-            .first { access($0, F_OK) != 0 } ?? base + ".sqlite"
-        try connection.run("VACUUM INTO ?", [.text(target)])
         var status = stat()
-        if stat(path, &status) == 0 { chmod(target, status.st_mode & 0o777) }
-        return target
+        let mode = stat(path, &status) == 0 ? status.st_mode & 0o777 : 0o600
+        // Made empty first, exclusively, with the store's mode (the data is never readable by more users
+        // than the store's); VACUUM INTO fills an empty file. A second run in the same second gets the next name.
+        for attempt in 1...1_000 {
+            let target = attempt == 1 ? base + ".sqlite" : base + "-\(attempt).sqlite"
+            let descriptor = open(target, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, mode)
+            if descriptor < 0 && errno == EEXIST { continue }
+            guard descriptor >= 0 else {
+                throw LegacyStoreError.cannotCreate(path: target, reason: String(cString: strerror(errno)))
+            }
+            fchmod(descriptor, mode)
+            close(descriptor)
+            do {
+                try connection.run("VACUUM INTO ?", [.text(target)])
+            } catch {
+                unlink(target)
+                throw error
+            }
+            return target
+        }
+        throw LegacyStoreError.cannotCreate(path: base + ".sqlite", reason: "a thousand backups of this second exist")
     }
 
-    /// A scratch copy of the store in the temporary folder, for a dry run.
-    static func scratchCopy(_ connection: Connection, of path: String) throws -> String {
-        let folder = ProcessInfo.processInfo.environment["TMPDIR"] ?? "/tmp"
-        var template = Array("\(folder)/coexist-migrate-XXXXXX".utf8CString)
-        let descriptor = mkstemp(&template)
-        guard descriptor >= 0 else {
-            throw LegacyStoreError.cannotCreate(path: folder, reason: "no scratch file for the dry run")
+    /// A scratch copy of the store for a dry run, in a new private folder (mode 0700) of the temporary
+    /// folder; returns the folder and the copy.
+    static func scratchCopy(_ connection: Connection, of path: String) throws -> (folder: String, copy: String) {
+        let parent = ProcessInfo.processInfo.environment["TMPDIR"] ?? "/tmp"
+        var template = Array("\(parent)/coexist-migrate-XXXXXX".utf8CString)
+        guard let made = template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) else {
+            throw LegacyStoreError.cannotCreate(path: parent, reason: "no scratch folder for the dry run")
         }
-        close(descriptor)
-        let scratch = String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        unlink(scratch)
-        try connection.run("VACUUM INTO ?", [.text(scratch)])
-        return scratch
+        let folder = String(cString: made)
+        let copy = folder + "/store.sqlite"
+        do {
+            try connection.run("VACUUM INTO ?", [.text(copy)])
+        } catch {
+            rmdir(folder)
+            throw error
+        }
+        return (folder, copy)
     }
 }

@@ -113,7 +113,6 @@ struct StepMapping: Sendable {
                     fill.relationships[property.name] = .property(property.name)
                 case nil: break
                 case .destinationInstances(let named, let keyPath)?:
-                    // The instances of `named` are its source's rows under the same keys.
                     guard let other = model.entityMappings.first(where: { $0.name == named }),
                         other.destination == relationship.destination
                     else {
@@ -128,6 +127,17 @@ struct StepMapping: Sendable {
                         }
                         continue
                     }
+                    // The instances of `named` are its source's rows under the same keys: only when the key
+                    // path ends at that source (or a hierarchy holding it) do the keys name them.
+                    guard let end = Self.end(of: keyPath, from: origin, in: source), let otherSource = other.source,
+                        source.hierarchy(from: end).contains(where: { $0.name == otherSource })
+                            || source.ancestry(of: end).contains(where: { $0.name == otherSource })
+                    else {
+                        throw unsupported(
+                            "\(destinationName).\(property.name): mapping \(named) does not make the "
+                                + "\(relationship.destination)s its key path reaches"
+                        )
+                    }
                     fill.relationships[property.name] = keyPath.count == 1 ? .property(keyPath[0]) : .keyPath(keyPath)
                 case .keyPath(let keyPath)? where !relationship.isToMany:
                     fill.relationships[property.name] = keyPath.count == 1 ? .property(keyPath[0]) : .keyPath(keyPath)
@@ -137,7 +147,27 @@ struct StepMapping: Sendable {
             }
             fills.append(fill)
         }
+        // One destination entity from one source entity, and back: two would share keys (and identities),
+        // and old history would decode two entities as one.
+        for (name, count) in Dictionary(fills.map { ($0.destination.name, 1) }, uniquingKeysWith: +) where count > 1 {
+            throw unsupported("\(name) is filled by \(count) entity mappings")
+        }
+        for (name, count) in Dictionary(fills.map { ($0.source.name, 1) }, uniquingKeysWith: +) where count > 1 {
+            throw unsupported("\(name) is mapped to \(count) destination entities")
+        }
         return StepMapping(fills: fills)
+    }
+
+    /// The entity a key path of to-ones from `origin` ends at (its last to-one's destination).
+    static func end(of keyPath: [String], from origin: Entity, in model: Model) -> Entity? {
+        var current = origin
+        for component in keyPath {
+            guard let relationship = model.allRelationships(of: current).first(where: { $0.name == component }),
+                !relationship.isToMany, let next = model.entity(named: relationship.destination)
+            else { return nil }
+            current = next
+        }
+        return current
     }
 
     /// Applies a declared transform: each assignment replaces the value its destination property gets.

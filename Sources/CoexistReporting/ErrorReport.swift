@@ -68,7 +68,11 @@ public struct ErrorReport: Sendable {
             exitCode = .temporaryFailure
         case let error as MigrationError:
             message = error.description
-            exitCode = Self.exitCode(error)
+            if case .rolledBack(_, _, let underlying) = error {
+                exitCode = ErrorReport(underlying).exitCode
+            } else {
+                exitCode = Self.exitCode(error)
+            }
         case let error as HistoryArchive.ImportError:
             message = error.description
             exitCode = .dataError
@@ -103,7 +107,7 @@ public struct ErrorReport: Sendable {
         switch error {
         case .unknownVersion, .badTarget, .notInferable, .customPolicy, .unsupported, .checkFailed: .dataError
         case .bridgeNotCaughtUp: .temporaryFailure
-        case .injected: .software
+        case .injected, .rolledBack: .software
         }
     }
 

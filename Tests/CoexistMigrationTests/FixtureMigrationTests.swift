@@ -187,6 +187,7 @@ import Testing
     func aFailureAtAnyStepLeavesTheStoreAsItWas(_ step: Int) throws {
         let directory = try TemporaryDirectory()
         let path = try directory.copy(Fixtures.sampleModelV1)
+        chmod(path, 0o600)
         let before = try #require(FileManager.default.contents(atPath: path))
         #expect(throws: MigrationError.self) {
             try Migrator.migrate(
@@ -199,6 +200,8 @@ import Testing
         let backups = try directory.contents().keys.filter { $0.contains(".backup-SampleModel-") }
         #expect(backups.count == 1)
         let backup = directory.file(try #require(backups.first))
+        let mode = try #require(try FileManager.default.attributesOfItem(atPath: backup)[.posixPermissions] as? Int)
+        #expect(mode == 0o600, "the backup is no more readable than the store")
         #expect(try RawSQLite.rows(backup, "PRAGMA integrity_check") == [[.text("ok")]])
         #expect(
             try RawSQLite.rows(backup, "SELECT count(*) FROM ZCAR") == RawSQLite.rows(path, "SELECT count(*) FROM ZCAR")
@@ -373,6 +376,16 @@ import Testing
         // A value that is neither a key path nor a constant is refused at parse time, naming the line.
         #expect(throws: ConfigError.self) {
             try DaemonConfiguration.parse("[migration Items -> Items 2]\nItem.count = count + 1\n", file: "bad.conf")
+        }
+        // A transform answers only for what it sets: one for another property leaves the step refused.
+        let other = try DaemonConfiguration.parse("[migration Items -> Items 2]\nItem.label = 1\n", file: "other.conf")
+        let refused = try StoreCreator.create(path: directory.file("Refused.sqlite"), model: versions[0].model)
+        #expect(throws: MigrationError.self) {
+            try Migrator.migrate(
+                store: refused.path,
+                versions: versions,
+                options: Migrator.Options(transforms: other.transforms)
+            )
         }
         #expect(StepTransform.expression(parsing: "\"a \\\"b\\\"\"") == .constant(.string("a \"b\"")))
     }

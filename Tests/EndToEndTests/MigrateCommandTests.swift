@@ -71,6 +71,10 @@ import Testing
         let failed = try ProductProcess.run("coexistctl", arguments, environment: environment)
         #expect(failed.status == 70, "\(failed.stderr)")
         #expect(failed.stderr.contains("rolled back"))
+        #expect(
+            failed.stderr.contains("the backup made before is kept at \(path).backup-TaskModel-"),
+            "\(failed.stderr)"
+        )
         let after = try directory.contents()
         #expect(after[path.split(separator: "/").last.map(String.init) ?? ""] == before["Tasks.sqlite"])
         #expect(after.keys.contains { $0.hasPrefix("Tasks.sqlite.backup-TaskModel-") })
