@@ -446,6 +446,43 @@ import Testing
         #expect(report.equal, "\(report.differences.prefix(3))")
     }
 
+    /// A version that preserves one more attribute after deletion: `ACHANGE` gains the tombstone column, and
+    /// a delete from before still decodes its tombstone with its own version's layout.
+    @Test func tombstoneColumnsGrowAndOldTombstonesDecode() throws {
+        let directory = try TemporaryDirectory()
+        let folder = try Self.models(in: directory, name: "Notes") { index in
+            let preserved = index == 0 ? "" : #" preserveAfterDeletion="YES""#
+            return """
+                <entity name="Note" representedClassName="Note" syncable="YES">
+                    <attribute name="id" attributeType="UUID" preserveAfterDeletion="YES"/>
+                    <attribute name="title" optional="YES" attributeType="String"\(preserved)/>
+                </entity>
+                """
+        }
+        let versions = try XCDataModelReader.readVersions(path: folder)
+        let store = try StoreCreator.create(path: directory.file("Notes.sqlite"), model: versions[0].model)
+        var note = ObjectID(entity: "Note", pk: 0)
+        try store.save(SaveMetadata(author: "app")) { save in
+            note = try save.insert("Note", ["id": DemoStore.uuid(7), "title": .string("gone")])
+        }
+        try store.save(SaveMetadata(author: "app")) { save in try save.delete(note) }
+        let columns = {
+            try RawSQLite.rows(
+                store.path,
+                "SELECT name FROM pragma_table_info('ACHANGE') WHERE name LIKE 'ZTOMBSTONE%'"
+            ).count
+        }
+        #expect(try columns() == 1)
+        _ = try Migrator.migrate(store: store.path, versions: versions)
+        #expect(try columns() == 2)
+        let deleted = try #require(
+            try HistoryReader(store: try LegacyStore(path: store.path)).transactions(after: 0, limit: 10).last?.changes
+                .first
+        )
+        #expect(deleted.type == .delete)
+        #expect(deleted.tombstone == ["id": DemoStore.uuid(7)], "V1 preserved only the id")
+    }
+
     /// An `.xcdatamodeld` of two versions of one entity `Item` whose attribute `count` has the given types.
     static func itemModels(in directory: TemporaryDirectory, types: (String, String)) throws -> String {
         try models(
