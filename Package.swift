@@ -13,7 +13,9 @@ let package = Package(
   products: [
     .executable(name: "coexistd", targets: ["coexistd"]),
     .executable(name: "coexistctl", targets: ["coexistctl"]),
-    .library(name: "CoexistLegacyStore", targets: ["CoexistLegacyStore"]),
+    // The two adapters apps link: Core Data-shaped over the legacy tables, SwiftData-shaped over the new schema.
+    .library(name: "CoexistCoreData", targets: ["CoexistCoreData"]),
+    .library(name: "CoexistData", targets: ["CoexistData"]),
   ],
   targets: [
     // C boundaries: a module map and a shim header each, nothing else.
@@ -62,6 +64,11 @@ let package = Package(
     .target(
       name: "CoexistData",
       dependencies: ["CoexistStore", "CoexistSQLite", "CoexistModel", "CoexistHistory"],
+      swiftSettings: strict
+    ),
+    .target(
+      name: "CoexistCoreData",
+      dependencies: ["CoexistLegacyStore", "CoexistHistory", "CoexistModel", "CoexistSQLite"],
       swiftSettings: strict
     ),
     .target(
@@ -168,6 +175,11 @@ let package = Package(
         "CoexistSQLite",
         "TestSupport",
       ],
+      swiftSettings: strict
+    ),
+    .testTarget(
+      name: "CoexistCoreDataTests",
+      dependencies: ["CoexistCoreData", "CoexistLegacyStore", "CoexistSQLite", "TestSupport"],
       swiftSettings: strict
     ),
     .testTarget(

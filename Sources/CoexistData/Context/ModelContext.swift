@@ -41,11 +41,19 @@ public final class ModelContext {
     var insertionOrder: [ObjectIdentifier] = []
 
     /// A context on `store` whose saves are recorded with `author`.
-    public init(_ store: NewStore, author: String? = nil, contextName: String? = nil) throws {
+    public convenience init(_ store: NewStore, author: String? = nil, contextName: String? = nil) throws {
+        try StringFunctions.register(on: store.connection)
+        self.init(unchecked: store, author: author, contextName: contextName)
+    }
+
+    /// A context on a store whose connection already has the string functions (a container's).
+    init(unchecked store: NewStore, author: String?, contextName: String? = nil) {
         self.store = store
         metadata = SaveMetadata(author: author, contextName: contextName, processName: "coexist")
-        try StringFunctions.register(on: store.connection)
     }
+
+    /// The container the context was made from, if any.
+    public internal(set) weak var container: ModelContainer?
 
     /// Whether anything was inserted, deleted or changed since the last save.
     public var hasChanges: Bool {

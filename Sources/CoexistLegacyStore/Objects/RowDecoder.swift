@@ -29,11 +29,14 @@ struct RowDecoder {
         for mapping in schema.entities.values where mapping.table == table { numbers[mapping.number] = mapping }
         self.numbers = numbers
         selectList = columns.map(SQLIdentifier.quoted).joined(separator: ", ")
+        qualifiedSelectList = columns.map { "t0." + SQLIdentifier.quoted($0) }.joined(separator: ", ")
         selectByKey = "SELECT \(selectList) FROM \(SQLIdentifier.quoted(table)) WHERE Z_PK = ?"
     }
 
     /// Every column, quoted, for a SELECT.
     let selectList: String
+    /// Every column of the table aliased `t0`, for a SELECT with joins (``ObjectQuery``).
+    let qualifiedSelectList: String
     /// The statement reading one row by `Z_PK`.
     let selectByKey: String
 

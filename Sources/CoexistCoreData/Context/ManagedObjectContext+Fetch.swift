@@ -1,0 +1,140 @@
+import CoexistLegacyStore
+import CoexistModel
+import CoexistSQLite
+
+extension ManagedObjectContext {
+    /// The objects `request` selects, in its order.
+    ///
+    /// Objects the context already holds are returned as they are (unsaved changes kept); objects deleted in
+    /// the context are left out. With a ``FetchRequest/fetchBatchSize`` the objects are faults that load a
+    /// batch at a time.
+    public func fetch<Result: ManagedObject>(_ request: FetchRequest<Result>) throws(CoreDataError) -> [Result] {
+        let query = try self.query(request)
+        var result: [Result] = []
+        do {
+            if request.fetchBatchSize > 0 {
+                let ids = try store.objectIDs(query).map(identity)
+                let loader = BatchLoader(ids: ids, size: request.fetchBatchSize)
+                for (offset, id) in ids.enumerated() {
+                    let object = self.object(with: id)
+                    if object.isFault {
+                        object.batch = loader
+                        loader.positions[ObjectIdentifier(object)] = offset
+                    }
+                    if !object.isDeleted, let typed = object as? Result { result.append(typed) }
+                }
+                return result
+            }
+            try store.forEachObject(query) { stored in
+                let object = self.object(with: identity(stored.id))
+                if object.snapshot == nil { fill(object, from: stored) }
+                if !object.isDeleted, let typed = object as? Result { result.append(typed) }
+            }
+        } catch let error as CoreDataError {
+            throw error
+        } catch {
+            throw .store("\(error)")
+        }
+        return result
+    }
+
+    /// The identities of the objects `request` selects, without loading them (`managedObjectIDResultType`).
+    public func fetchObjectIDs<Result: ManagedObject>(
+        _ request: FetchRequest<Result>
+    ) throws(CoreDataError)
+        -> [ManagedObjectID]
+    {
+        let query = try self.query(request)
+        do {
+            return try store.objectIDs(query).map(identity).filter { registered[$0]?.isDeleted != true }
+        } catch {
+            throw .store("\(error)")
+        }
+    }
+
+    /// How many objects `request` selects, counted by SQLite (`count(for:)`).
+    public func count<Result: ManagedObject>(for request: FetchRequest<Result>) throws(CoreDataError) -> Int {
+        let query = try self.query(request)
+        do {
+            return try store.count(query)
+        } catch {
+            throw .store("\(error)")
+        }
+    }
+
+    /// The SQL query of a request: predicate, sort, window.
+    func query<Result: ManagedObject>(_ request: FetchRequest<Result>) throws(CoreDataError) -> ObjectQuery {
+        guard let entity = model.entity(named: request.entityName) else {
+            throw .unknownEntity(request.entityName)
+        }
+        var translator = PredicateSQL(model: model, schema: schema, entity: entity.name)
+        let scope = PredicateSQL.Scope()
+        let condition = try request.predicate.map { predicate throws(CoreDataError) in
+            try translator.condition(predicate.node, entity: entity, alias: "t0", scope: scope)
+        }
+        var orderBy: [String] = []
+        for sort in request.sortDescriptors {
+            let path = sort.key.split(separator: ".").map(String.init)
+            let term: String
+            switch try translator.resolve(path, entity: entity, alias: "t0", scope: scope) {
+            case .attribute(let fragment, _), .toOne(let fragment, _), .count(let fragment), .object(let fragment, _):
+                term = sort.caseInsensitive ? "coexist_fold(\(fragment.sql), 1)" : fragment.sql
+            case .toMany:
+                throw .unsupportedPredicate(entity: entity.name, reason: "cannot sort by the to-many \(sort.key)")
+            }
+            orderBy.append(term + (sort.ascending ? " ASC" : " DESC"))
+        }
+        return ObjectQuery(
+            entity: entity.name,
+            includesSubentities: request.includesSubentities,
+            joins: scope.joins,
+            condition: condition?.sql,
+            arguments: condition?.arguments ?? [],
+            orderBy: orderBy,
+            limit: request.fetchLimit > 0 ? request.fetchLimit : nil,
+            offset: max(0, request.fetchOffset)
+        )
+    }
+}
+
+/// Loads the faults of one batched fetch a batch at a time: the first use of any of them reads its batch
+/// with one query.
+final class BatchLoader {
+    let ids: [ManagedObjectID]
+    let size: Int
+    var positions: [ObjectIdentifier: Int] = [:]
+
+    init(ids: [ManagedObjectID], size: Int) {
+        self.ids = ids
+        self.size = size
+    }
+
+    func load(containing object: ManagedObject, in context: ManagedObjectContext) throws(CoreDataError) {
+        guard let position = positions[ObjectIdentifier(object)] else { return }
+        let start = position - position % size
+        let window = ids[start..<min(ids.count, start + size)]
+        var byEntity: [String: [Int64]] = [:]
+        for id in window { if let pk = id.pk { byEntity[id.entityName, default: []].append(pk) } }
+        do {
+            for (entity, keys) in byEntity {
+                // At most 500 keys per statement: far below SQLite's limit on bound parameters.
+                for start in stride(from: 0, to: keys.count, by: 500) {
+                    let chunk = keys[start..<min(keys.count, start + 500)]
+                    let query = ObjectQuery(
+                        entity: entity,
+                        includesSubentities: false,
+                        condition: "t0.Z_PK IN (\(chunk.map { _ in "?" }.joined(separator: ", ")))",
+                        arguments: chunk.map { .integer($0) }
+                    )
+                    try context.store.forEachObject(query) { stored in
+                        let member = context.object(with: context.identity(stored.id))
+                        if member.snapshot == nil { context.fill(member, from: stored) }
+                        self.positions[ObjectIdentifier(member)] = nil
+                    }
+                }
+            }
+        } catch {
+            throw .store("\(error)")
+        }
+    }
+}

@@ -1,0 +1,145 @@
+import CoexistLegacyStore
+import CoexistModel
+
+/// Key-value access on behalf of ``ManagedObject``: faults, attributes, relationships.
+extension ManagedObjectContext {
+    func attribute(_ entity: String, _ key: String) -> Attribute? {
+        model.entity(named: entity).flatMap { described in model.allAttributes(of: described).first { $0.name == key } }
+    }
+
+    func relationship(_ entity: String, _ key: String) -> Relationship? {
+        model.entity(named: entity).flatMap { described in
+            model.allRelationships(of: described).first { $0.name == key }
+        }
+    }
+
+    /// Loads a fault's stored values (its batch's, when it came from a batched fetch).
+    func fulfill(_ object: ManagedObject) throws(CoreDataError) {
+        guard object.snapshot == nil, !object.isInserted, let pk = object.objectID.pk else { return }
+        if let batch = object.batch {
+            try batch.load(containing: object, in: self)
+            if object.snapshot != nil { return }
+        }
+        let stored: LegacyObject?
+        do {
+            stored = try store.object(ObjectID(entity: object.entity, pk: pk))
+        } catch {
+            throw .store("\(error)")
+        }
+        guard let stored else { throw .objectNotFound("\(object.objectID)") }
+        fill(object, from: stored)
+    }
+
+    func fill(_ object: ManagedObject, from stored: LegacyObject) {
+        object.snapshot = ManagedObject.Snapshot(
+            version: stored.version,
+            attributes: stored.attributes,
+            toOne: stored.toOne.mapValues(identity)
+        )
+        object.batch = nil
+    }
+
+    func value(of object: ManagedObject, _ key: String) throws(CoreDataError) -> Any? {
+        if object.pending[key] != nil { return object.pendingValue(key) }
+        if let attribute = attribute(object.entity, key) {
+            if object.isInserted { return ValueBridge.value(attribute.defaultValue?.value ?? .null, attribute) }
+            try fulfill(object)
+            return ValueBridge.value(object.snapshot?.attributes[key] ?? .null, attribute)
+        }
+        guard let relationship = relationship(object.entity, key) else {
+            throw .unknownKey(entity: object.entity, key: key)
+        }
+        if object.isInserted {
+            guard relationship.isToMany else { return nil }
+            return relationship.isOrdered ? [ManagedObject]() as Any : Set<ManagedObject>() as Any
+        }
+        try fulfill(object)
+        if !relationship.isToMany {
+            return object.snapshot?.toOne[key].map { self.object(with: $0) }
+        }
+        let ids = try related(object, key)
+        let objects = ids.map { self.object(with: $0) }.filter { !$0.isDeleted }
+        return relationship.isOrdered ? objects as Any : Set(objects) as Any
+    }
+
+    /// The stored members of a to-many, read once per snapshot.
+    func related(_ object: ManagedObject, _ key: String) throws(CoreDataError) -> [ManagedObjectID] {
+        if let known = object.snapshot?.toMany[key] { return known }
+        guard let pk = object.objectID.pk else { return [] }
+        let ids: [ManagedObjectID]
+        do {
+            ids = try store.related(ObjectID(entity: object.entity, pk: pk), key).map(identity)
+        } catch {
+            throw .store("\(error)")
+        }
+        object.snapshot?.toMany[key] = ids
+        return ids
+    }
+
+    func set(_ value: Any?, of object: ManagedObject, _ key: String) throws(CoreDataError) {
+        if !object.isInserted { try fulfill(object) }
+        if let attribute = attribute(object.entity, key) {
+            guard let stored = ValueBridge.stored(value, attribute) else {
+                throw .validation(
+                    object: "\(object.objectID)",
+                    key: key,
+                    reason: "\(type(of: value as Any)) is not a value of a \(attribute.type.xmlName) attribute"
+                )
+            }
+            object.pending[key] = .attribute(stored)
+            return
+        }
+        guard let relationship = relationship(object.entity, key) else {
+            throw .unknownKey(entity: object.entity, key: key)
+        }
+        if !relationship.isToMany {
+            guard value == nil || value is ManagedObject else {
+                throw .validation(object: "\(object.objectID)", key: key, reason: "a to-one holds one object or nil")
+            }
+            let target = value as? ManagedObject
+            try check(target.map { [$0] } ?? [], of: relationship, object, key)
+            object.pending[key] = .toOne(target)
+            return
+        }
+        let members: [ManagedObject]
+        switch value {
+        case nil: members = []
+        case let list as [ManagedObject]: members = list
+        case let set as Set<ManagedObject>: members = set.sorted { "\($0.objectID)" < "\($1.objectID)" }
+        default:
+            throw .validation(
+                object: "\(object.objectID)",
+                key: key,
+                reason: "a to-many holds a Set or an array of objects"
+            )
+        }
+        try check(members, of: relationship, object, key)
+        object.pending[key] = .toMany(members)
+    }
+
+    private func check(
+        _ targets: [ManagedObject],
+        of relationship: Relationship,
+        _ object: ManagedObject,
+        _ key: String
+    ) throws(CoreDataError) {
+        guard let destination = model.entity(named: relationship.destination) else { return }
+        let allowed = Set(model.hierarchy(from: destination).map(\.name))
+        for target in targets {
+            guard target.managedObjectContext === self else {
+                throw .validation(
+                    object: "\(object.objectID)",
+                    key: key,
+                    reason: "\(target.objectID) is in another context"
+                )
+            }
+            guard allowed.contains(target.entity) else {
+                throw .validation(
+                    object: "\(object.objectID)",
+                    key: key,
+                    reason: "\(target.objectID) is not a \(relationship.destination)"
+                )
+            }
+        }
+    }
+}

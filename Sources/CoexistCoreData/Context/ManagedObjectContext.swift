@@ -1,0 +1,215 @@
+import CoexistHistory
+import CoexistLegacyStore
+public import CoexistModel
+import CoexistSQLite
+public import Foundation
+
+/// A context over a Core Data store (`NSManagedObjectContext`): it fetches managed objects, tracks
+/// inserts, changes and deletes, and saves them as one SQLite transaction that Core Data reads as its own
+/// (`Z_PK`/`Z_OPT` upkeep, both sides of every relationship, delete rules, persistent history with the
+/// context's ``transactionAuthor``).
+///
+/// ```swift
+/// let context = try ManagedObjectContext(storeAt: "/var/lib/app/App.sqlite",
+///                                        modelAt: "App.xcdatamodeld")
+/// context.transactionAuthor = "legacy-app"
+/// let task = context.insertNewObject(forEntityName: "Task")
+/// task.setValue("Buy milk", forKey: "title")
+/// try context.save()
+/// ```
+///
+/// Saves use optimistic locking through `Z_OPT`: an object another writer changed since the context read
+/// it is a conflict, handled by ``mergePolicy``. The context holds one object per stored object (its
+/// identity map) and is not `Sendable`: use it from one thread or task.
+public final class ManagedObjectContext {
+    /// The store.
+    let store: LegacyStore
+    /// The model (from the given `.xcdatamodeld`, or the store's `Z_MODELCACHE`).
+    public let model: Model
+    let schema: StoreSchema
+    /// The store's `Z_UUID`, part of every permanent object URI.
+    public let storeIdentifier: String
+    /// Whether the context may save.
+    public let isReadOnly: Bool
+    /// Recorded with every save's history transaction (`transactionAuthor`).
+    public var transactionAuthor: String?
+    /// Recorded with every save's history transaction (`name`).
+    public var name: String?
+    /// What a save does with objects changed elsewhere since they were read.
+    public var mergePolicy = MergePolicy.error
+    var registered: [ManagedObjectID: ManagedObject] = [:]
+    var insertedOrder: [ManagedObject] = []
+    var deletedObjects: [ManagedObject] = []
+    var classes: [String: ManagedObject.Type] = [:]
+
+    /// Opens the store at `path` for reading and saving.
+    ///
+    /// - Parameters:
+    ///   - modelPath: the app's `.xcdatamodeld` (its current version) or `.xcdatamodel`; nil to use the
+    ///     model the store keeps (`Z_MODELCACHE`).
+    ///   - readOnly: open without write access: saves fail with ``CoreDataError/readOnly(path:)``.
+    public init(storeAt path: String, modelAt modelPath: String? = nil, readOnly: Bool = false) throws(CoreDataError) {
+        let opened: LegacyStore
+        do {
+            let model = try modelPath.map { path throws(ModelError) in try XCDataModelReader.read(path: path) }
+            opened = try LegacyStore(
+                path: path,
+                model: model,
+                modelPath: modelPath,
+                options: readOnly ? .readOnly : OpenOptions()
+            )
+            try PredicateFunctions.register(on: opened.connection)
+        } catch {
+            throw .store("\(error)")
+        }
+        guard let model = opened.model, let schema = opened.schema else {
+            throw .store("\(path): the store keeps no model; give the app's .xcdatamodeld")
+        }
+        store = opened
+        self.model = model
+        self.schema = schema
+        storeIdentifier = opened.metadata.storeUUID
+        isReadOnly = readOnly
+    }
+
+    /// Makes fetches return objects of `type` for its ``ManagedObject/entityName`` (and, for
+    /// `entityName`, the given one instead).
+    public func register(_ type: ManagedObject.Type, forEntityName entityName: String? = nil) {
+        classes[entityName ?? type.entityName] = type
+    }
+
+    /// The path of the store's file.
+    public var path: String { store.path }
+
+    // MARK: Tracking
+
+    /// A new object of `entityName`, of its registered class (`NSEntityDescription.insertNewObject`).
+    public func insertNewObject(forEntityName entityName: String) -> ManagedObject {
+        let type = classes[entityName] ?? ManagedObject.self
+        return type.init(entityName: entityName, insertInto: self)
+    }
+
+    /// Starts tracking a new object; it is written by the next ``save()``.
+    public func insert(_ object: ManagedObject) {
+        guard object.managedObjectContext == nil, !object.isDeleted else { return }
+        if object.objectID.storeIdentifier.isEmpty {
+            object.objectID = ManagedObjectID(
+                temporaryFor: object.objectID.entityName,
+                storeIdentifier: storeIdentifier
+            )
+        }
+        object.managedObjectContext = self
+        object.isInserted = true
+        if model.entity(named: object.entity) == nil {
+            object.problems.append(.unknownEntity(object.entity))
+        }
+        registered[object.objectID] = object
+        insertedOrder.append(object)
+    }
+
+    /// Marks `object` for deletion by the next save (with the model's delete rules); an object inserted
+    /// and not saved is simply forgotten.
+    public func delete(_ object: ManagedObject) {
+        guard object.managedObjectContext === self, !object.isDeleted else { return }
+        if object.isInserted {
+            forget(object)
+            object.isInserted = false
+            object.isDeleted = true
+            return
+        }
+        object.isDeleted = true
+        deletedObjects.append(object)
+    }
+
+    /// Whether anything was inserted, deleted or changed since the last save.
+    public var hasChanges: Bool {
+        !insertedOrder.isEmpty || !deletedObjects.isEmpty || registered.values.contains { !$0.pending.isEmpty }
+    }
+
+    /// Objects inserted and not saved yet.
+    public var insertedObjects: Set<ManagedObject> { Set(insertedOrder) }
+    /// Saved objects with unsaved changes.
+    public var updatedObjects: Set<ManagedObject> { Set(registered.values.filter(\.isUpdated)) }
+    /// Objects deleted and not saved yet.
+    public var deletedObjectsPending: Set<ManagedObject> { Set(deletedObjects) }
+    /// Every object the context holds.
+    public var registeredObjects: Set<ManagedObject> { Set(registered.values) }
+
+    /// Discards every unsaved change: inserted objects are forgotten, deleted ones restored, changed ones
+    /// get their stored values back.
+    public func rollback() {
+        for object in insertedOrder {
+            forget(object)
+            object.isInserted = false
+            object.isDeleted = true
+        }
+        insertedOrder = []
+        for object in deletedObjects { object.isDeleted = false }
+        deletedObjects = []
+        for object in registered.values {
+            object.pending = [:]
+            object.problems = []
+        }
+    }
+
+    /// Reads `object` from the store again on its next use; `mergeChanges` keeps its unsaved changes,
+    /// otherwise they are discarded (`refresh(_:mergeChanges:)`).
+    public func refresh(_ object: ManagedObject, mergeChanges: Bool) {
+        guard object.managedObjectContext === self, !object.isInserted else { return }
+        object.snapshot = nil
+        if !mergeChanges {
+            object.pending = [:]
+            object.problems = []
+        }
+    }
+
+    /// Turns every held object back into a fault, keeping unsaved changes (`refreshAllObjects()`).
+    public func refreshAllObjects() {
+        for object in registered.values where !object.isInserted { object.snapshot = nil }
+    }
+
+    func forget(_ object: ManagedObject) {
+        registered[object.objectID] = nil
+        insertedOrder.removeAll { $0 === object }
+        deletedObjects.removeAll { $0 === object }
+        object.managedObjectContext = nil
+    }
+
+    // MARK: Identities
+
+    /// The object with identity `id`: the one the context holds, else a fault that loads on first use
+    /// (`object(with:)`).
+    public func object(with id: ManagedObjectID) -> ManagedObject {
+        if let known = registered[id] { return known }
+        let type = classes[id.entityName] ?? ManagedObject.self
+        let object = type.init(entityName: id.entityName, insertInto: nil)
+        object.objectID = id
+        object.managedObjectContext = self
+        registered[id] = object
+        return object
+    }
+
+    /// The object with identity `id`, loaded now; fails when the store no longer holds it
+    /// (`existingObject(with:)`).
+    public func existingObject(with id: ManagedObjectID) throws(CoreDataError) -> ManagedObject {
+        let object = self.object(with: id)
+        if object.isFault { try fulfill(object) }
+        return object
+    }
+
+    /// The identity a URI from ``ManagedObjectID/uriRepresentation()`` names, when it is of this store.
+    public func managedObjectID(forURIRepresentation uri: URL) -> ManagedObjectID? {
+        let text = uri.absoluteString
+        let prefix = "x-coredata://\(storeIdentifier)/"
+        guard text.hasPrefix(prefix) else { return nil }
+        let parts = text.dropFirst(prefix.count).split(separator: "/")
+        guard parts.count == 2, model.entity(named: String(parts[0])) != nil, parts[1].first == "p",
+            let pk = Int64(parts[1].dropFirst()), pk > 0
+        else { return nil }
+        return ManagedObjectID(entityName: String(parts[0]), pk: pk, storeIdentifier: storeIdentifier)
+    }
+
+    func identity(_ id: ObjectID) -> ManagedObjectID {
+        ManagedObjectID(entityName: id.entity, pk: id.pk, storeIdentifier: storeIdentifier)
+    }
+}

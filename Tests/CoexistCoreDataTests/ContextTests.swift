@@ -1,0 +1,223 @@
+import CoexistCoreData
+import CoexistSQLite
+import Foundation
+import TestSupport
+import Testing
+
+final class CDTask: ManagedObject {
+    override class var entityName: String { "Task" }
+    var title: String? {
+        get { value(forKey: "title") as? String }
+        set { setValue(newValue, forKey: "title") }
+    }
+    var priority: Int16 {
+        get { value(forKey: "priority") as? Int16 ?? 0 }
+        set { setValue(newValue, forKey: "priority") }
+    }
+    var category: CDCategory? {
+        get { value(forKey: "category") as? CDCategory }
+        set { setValue(newValue, forKey: "category") }
+    }
+}
+
+final class CDCategory: ManagedObject {
+    override class var entityName: String { "Category" }
+    var name: String? {
+        get { value(forKey: "name") as? String }
+        set { setValue(newValue, forKey: "name") }
+    }
+    var tasks: Set<ManagedObject> { value(forKey: "tasks") as? Set<ManagedObject> ?? [] }
+}
+
+/// The Core Data-shaped context on a store of the demo model: saves, identities, merge policies, rollback,
+/// batched fetches, delete rules, refusals.
+@Suite struct ContextTests {
+    let directory: TemporaryDirectory
+    let path: String
+
+    init() throws {
+        directory = try TemporaryDirectory()
+        path = try DemoStore.create(in: directory).path
+    }
+
+    func context(author: String = "test") throws -> ManagedObjectContext {
+        let context = try ManagedObjectContext(storeAt: path, modelAt: Fixtures.demoModel)
+        context.register(CDTask.self)
+        context.register(CDCategory.self)
+        context.transactionAuthor = author
+        return context
+    }
+
+    /// A saved category with `count` tasks, titled "Task 0"….
+    func seed(_ context: ManagedObjectContext, count: Int) throws -> CDCategory {
+        let category = CDCategory(context: context)
+        category.name = "Errands"
+        category.setValue(UUID(), forKey: "id")
+        for index in 0..<count {
+            let task = CDTask(context: context)
+            task.title = "Task \(index)"
+            task.setValue(UUID(), forKey: "id")
+            task.setValue(Date(timeIntervalSinceReferenceDate: 800_000_000), forKey: "createdAt")
+            task.priority = Int16(index)
+            task.category = category
+        }
+        try context.save()
+        return category
+    }
+
+    @Test func saveThenAnotherContextReadsItAll() throws {
+        let writer = try context(author: "legacy-app")
+        let category = try seed(writer, count: 3)
+        #expect(!category.objectID.isTemporaryID)
+        #expect(!writer.hasChanges)
+        let reader = try context()
+        let request = FetchRequest<CDTask>(entityName: "Task")
+        request.predicate = try FetchPredicate(format: "category.name == %@ AND priority >= 1", "Errands")
+        request.sortDescriptors = [FetchSortDescriptor(key: "priority", ascending: false)]
+        let tasks = try reader.fetch(request)
+        #expect(tasks.map(\.title) == ["Task 2", "Task 1"])
+        #expect(tasks.first?.category?.name == "Errands")
+        #expect(tasks.first?.category?.tasks.count == 3)
+        let uri = category.objectID.uriRepresentation()
+        #expect(uri.absoluteString.hasPrefix("x-coredata://"))
+        let resolved = try #require(reader.managedObjectID(forURIRepresentation: uri))
+        #expect(try reader.existingObject(with: resolved) === tasks.first?.category)
+        let authors = try RawSQLite.rows(
+            path,
+            "SELECT s.ZNAME FROM ATRANSACTION t JOIN ATRANSACTIONSTRING s ON s.Z_PK = t.ZAUTHORTS"
+        ).compactMap { $0[0].textValue }
+        #expect(authors == ["legacy-app"])
+    }
+
+    @Test func staleSaveIsAMergeConflictNamingObjectAndVersions() throws {
+        let first = try context()
+        let category = try seed(first, count: 1)
+        let second = try context()
+        let other = try second.existingObject(with: category.objectID)
+        _ = category.name
+        other.setValue("Home", forKey: "name")
+        try second.save()
+        category.name = "Work"
+        do {
+            try first.save()
+            Issue.record("the stale save succeeded")
+        } catch CoreDataError.mergeConflict(let conflicts) {
+            #expect(conflicts.count == 1)
+            #expect(conflicts.first?.objectID == category.objectID)
+            #expect(conflicts.first?.cachedVersion == 1)
+            #expect(conflicts.first?.persistedVersion == 2)
+        }
+        #expect(first.hasChanges)
+        #expect(try RawSQLite.rows(path, "SELECT ZNAME FROM ZCATEGORY")[0][0].textValue == "Home")
+    }
+
+    @Test func mergePoliciesGiveTheirDocumentedResults() throws {
+        for policy in [MergePolicy.objectWins, .storeWins] {
+            let first = try context()
+            let task = try #require(try seed(first, count: 1).tasks.first as? CDTask)
+            _ = task.title
+            let second = try context()
+            let other = try second.existingObject(with: task.objectID)
+            other.setValue("Renamed elsewhere", forKey: "title")
+            other.setValue(Int16(7), forKey: "priority")
+            try second.save()
+            task.title = "Renamed here"
+            task.setValue("noted here", forKey: "notes")
+            first.mergePolicy = policy
+            try first.save()
+            let row = try RawSQLite.rows(
+                path,
+                "SELECT ZTITLE, ZPRIORITY, ZNOTES, Z_OPT FROM ZTASK WHERE Z_PK = \(task.objectID.uriRepresentation().lastPathComponent.dropFirst())"
+            )[0]
+            // Both: the property only the other writer changed keeps its value; the one only we changed is saved.
+            #expect(row[1].integerValue == 7)
+            #expect(row[2].textValue == "noted here")
+            #expect(row[0].textValue == (policy == .objectWins ? "Renamed here" : "Renamed elsewhere"))
+            #expect(row[3].integerValue == 3)
+            #expect(task.title == row[0].textValue)
+            try RawSQLite.execute(path, "DELETE FROM ZTASK; DELETE FROM ZCATEGORY")
+        }
+    }
+
+    @Test func rollbackRestoresEveryChange() throws {
+        let context = try context()
+        let category = try seed(context, count: 2)
+        let tasks = category.tasks.compactMap { $0 as? CDTask }.sorted { ($0.title ?? "") < ($1.title ?? "") }
+        tasks[0].title = "Changed"
+        context.delete(tasks[1])
+        let added = CDTask(context: context)
+        added.title = "New"
+        #expect(context.hasChanges)
+        context.rollback()
+        #expect(!context.hasChanges)
+        #expect(tasks[0].title == "Task 0")
+        #expect(!tasks[1].isDeleted)
+        #expect(added.managedObjectContext == nil)
+        #expect(try context.save() == nil)
+        #expect(try context.count(for: FetchRequest<CDTask>(entityName: "Task")) == 2)
+    }
+
+    @Test func batchedFetchLoadsABatchAtATime() throws {
+        _ = try seed(try context(), count: 25)
+        let reader = try context()
+        let request = FetchRequest<CDTask>(entityName: "Task")
+        request.fetchBatchSize = 10
+        request.sortDescriptors = [FetchSortDescriptor(key: "priority")]
+        let tasks = try reader.fetch(request)
+        #expect(tasks.count == 25)
+        #expect(tasks.allSatisfy { $0.isFault })
+        #expect(tasks[12].title == "Task 12")
+        #expect(tasks[10...19].allSatisfy { !$0.isFault })
+        #expect(tasks[0..<10].allSatisfy { $0.isFault } && tasks[20...].allSatisfy { $0.isFault })
+    }
+
+    @Test func deleteRulesCascadeAndHeldObjectsFollow() throws {
+        let context = try context()
+        let category = try seed(context, count: 2)
+        let tasks = category.tasks
+        context.delete(category)
+        try context.save()
+        #expect(tasks.allSatisfy { $0.isDeleted })
+        #expect(try RawSQLite.rows(path, "SELECT count(*) FROM ZTASK")[0][0].integerValue == 0)
+        let changes = try RawSQLite.rows(path, "SELECT count(*) FROM ACHANGE WHERE ZCHANGETYPE = 2")[0][0].integerValue
+        #expect(changes == 3)
+    }
+
+    @Test func wrongValuesAndReadOnlyAreRefusedAndWriteNothing() throws {
+        let context = try context()
+        _ = try seed(context, count: 1)
+        let before = try directory.contents()
+        let task = CDTask(context: context)
+        task.setValue(42, forKey: "title")
+        #expect(throws: CoreDataError.self) { try context.save() }
+        context.rollback()
+        let bad = CDTask(context: context)
+        bad.setValue("x", forKey: "colour")
+        #expect(throws: CoreDataError.self) { try context.save() }
+        context.rollback()
+        let huge = CDTask(context: context)
+        huge.setValue(70_000, forKey: "priority")
+        #expect(throws: CoreDataError.self) { try context.save() }
+        #expect(try directory.contents() == before)
+        let reader = try ManagedObjectContext(storeAt: path, modelAt: Fixtures.demoModel, readOnly: true)
+        reader.insertNewObject(forEntityName: "Category").setValue("x", forKey: "name")
+        #expect(throws: CoreDataError.self) { try reader.save() }
+    }
+
+    @Test func caseAndDiacriticInsensitiveComparisons() throws {
+        let context = try context()
+        let category = CDCategory(context: context)
+        category.name = "Crème Brûlée"
+        category.setValue(UUID(), forKey: "id")
+        try context.save()
+        for (format, expected) in [
+            ("name ==[cd] 'creme brulee'", 1), ("name ==[c] 'creme brulee'", 0), ("name ==[d] 'Creme Brulee'", 1),
+            ("name BEGINSWITH[cd] 'CRE'", 1), ("name CONTAINS[d] 'rule'", 1), ("name LIKE[cd] 'creme*'", 1),
+            ("name MATCHES[cd] 'creme.*'", 1), ("name == 'creme brulee'", 0),
+        ] {
+            let request = FetchRequest<CDCategory>(entityName: "Category")
+            request.predicate = try FetchPredicate(format: format)
+            #expect(try context.count(for: request) == expected, "\(format)")
+        }
+    }
+}
