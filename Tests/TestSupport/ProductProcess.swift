@@ -26,8 +26,25 @@ public struct ProductProcess: Sendable {
         directory: String? = nil,
         environment: [String: String]? = nil
     ) throws -> Result {
+        try run(path: productsDirectory + "/" + product, arguments, directory: directory, environment: environment)
+    }
+
+    /// Runs the executable at `path` (a tool on `PATH` when `path` has no `/`), waits, and returns status
+    /// and output.
+    public static func run(
+        path: String,
+        _ arguments: [String],
+        directory: String? = nil,
+        environment: [String: String]? = nil
+    ) throws -> Result {
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: productsDirectory + "/" + product)
+        var executable = path
+        if !path.contains("/") {
+            let folders = (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":")
+            executable =
+                folders.map { "\($0)/\(path)" }.first { FileManager.default.isExecutableFile(atPath: $0) } ?? path
+        }
+        process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
         if let directory { process.currentDirectoryURL = URL(fileURLWithPath: directory) }
         if let environment { process.environment = environment }

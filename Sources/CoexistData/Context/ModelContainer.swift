@@ -35,7 +35,7 @@ public struct ModelConfiguration: Sendable, Hashable {
 /// try context.save()
 /// ```
 ///
-/// The file's new schema must exist (coexistd or `coexistctl create` makes it and keeps it filled from the
+/// The file's new schema must exist (coexistd makes it and keeps it filled from the
 /// Core Data tables); the container never creates or converts anything in the file.
 public final class ModelContainer {
     /// How the container was opened.
@@ -55,7 +55,8 @@ public final class ModelContainer {
         guard try store.schemaExists() else {
             throw StoreError.mismatch(
                 path: store.path,
-                detail: "the file has no new schema yet: start coexistd on it, or run coexistctl create"
+                detail:
+                    "the file has no new schema yet: start coexistd on it once (it creates the new schema and fills it from the Core Data tables)"
             )
         }
         try StringFunctions.register(on: store.connection)
