@@ -245,7 +245,7 @@ let package = Package(
       name: "EndToEndTests",
       dependencies: [
         "TestSupport", "CoexistSQLite", "CoexistHistory", "CoexistLegacyStore", "CoexistStore",
-        "CoexistConfiguration",
+        "CoexistConfiguration", "CoexistCoreData",
         "CoexistDaemon",
         "coexistctl", "coexistd",
         "coexist-test-helper", "coexist-bench", "coexist-fuzz",

@@ -12,6 +12,7 @@ import Glibc
 //   coexist-test-helper legacy-writer|new-writer STORE COUNT AUTHOR
 //   coexist-test-helper legacy-random|new-random STORE COUNT AUTHOR SEED
 //   coexist-test-helper legacy-sample|new-sample STORE COUNT AUTHOR SEED    (CoreDataPlus SampleModel)
+//   coexist-test-helper legacy-edit STORE PK TITLE|-
 // saves COUNT transactions to the demo-model store STORE (through the legacy store or the new store), each
 // inserting one Task titled "AUTHOR i" and changing the previous one, then prints "done COUNT".
 let arguments = CommandLine.arguments
@@ -60,6 +61,26 @@ if arguments.count == 6, ["legacy-random", "new-random"].contains(arguments[1]),
             ? try RandomWriters.legacy(path: arguments[2], count: count, author: arguments[4], seed: seed)
             : try RandomWriters.new(path: arguments[2], count: count, author: arguments[4], seed: seed)
         print("saved \(result.saved) refused \(result.refused)")
+        exit(0)
+    } catch {
+        StandardStreams.error("coexist-test-helper: \(error)")
+        exit(1)
+    }
+}
+// coexist-test-helper legacy-edit STORE PK TITLE|-    sets (or, with -, deletes) the Task with Z_PK PK.
+if arguments.count == 5, arguments[1] == "legacy-edit", let pk = Int64(arguments[3]) {
+    do {
+        let store = try LegacyStore(path: arguments[2], options: OpenOptions(busyTimeoutMilliseconds: 30_000))
+        let result = try store.save(SaveMetadata(author: "other-process", processName: "coexist-test-helper")) {
+            save in
+            let task = ObjectID(entity: "Task", pk: pk)
+            if arguments[4] == "-" {
+                try save.delete(task)
+            } else {
+                try save.update(task, ["title": .string(arguments[4])])
+            }
+        }
+        print("token \(result.token ?? 0)")
         exit(0)
     } catch {
         StandardStreams.error("coexist-test-helper: \(error)")

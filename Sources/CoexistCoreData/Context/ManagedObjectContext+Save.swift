@@ -60,6 +60,7 @@ extension ManagedObjectContext {
         } catch {
             throw .store("\(error)")
         }
+        if let token = result.token { ownTokens.insert(token) }
         afterSave(inserted: inserted, deleted: deleted, dropped: dropped, permanent: permanent, changes: result.changes)
         return result.token
     }

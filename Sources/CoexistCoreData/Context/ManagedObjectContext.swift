@@ -41,6 +41,10 @@ public final class ManagedObjectContext {
     var insertedOrder: [ManagedObject] = []
     var deletedObjects: [ManagedObject] = []
     var classes: [String: ManagedObject.Type] = [:]
+    /// The last history token merged (``mergeChangesFromStore()``); the store's last token at opening.
+    public internal(set) var lastMergedToken: Int64 = 0
+    /// Tokens of this context's own saves not merged yet: merging skips them.
+    var ownTokens: Set<Int64> = []
 
     /// Opens the store at `path` for reading and saving.
     ///
@@ -70,6 +74,13 @@ public final class ManagedObjectContext {
         self.schema = schema
         storeIdentifier = opened.metadata.storeUUID
         isReadOnly = readOnly
+        do {
+            if try HistoryTables.exist(opened.connection) {
+                lastMergedToken = try opened.connection.scalar("SELECT max(Z_PK) FROM ATRANSACTION").integerValue ?? 0
+            }
+        } catch {
+            throw .store("\(error)")
+        }
     }
 
     /// Makes fetches return objects of `type` for its ``ManagedObject/entityName`` (and, for

@@ -1,0 +1,71 @@
+import CoexistSQLite
+import Foundation
+import Synchronization
+
+/// Watches a store file for commits by any process (SQLite's `PRAGMA data_version` on a read-only
+/// connection of its own, read on a background thread) and reports each as an element of ``commits``.
+///
+/// Pair it with a context to follow the file without coexistd:
+///
+/// ```swift
+/// let watcher = try StoreWatcher(path: context.path)
+/// for await _ in watcher.commits {
+///     for change in try context.mergeChangesFromStore() { print("token", change.token, change.updated) }
+/// }
+/// ```
+///
+/// Several commits landing between two reads are reported once: merging reads all of them from the
+/// history. The watcher stops when ``stop()`` is called, when the stream's consumer goes away, or when it is
+/// released.
+public final class StoreWatcher: Sendable {
+    /// One element per observed commit batch: the data version seen.
+    public let commits: AsyncStream<Int64>
+    private let stopped: Atomic<Bool>
+    private let state: State
+
+    private final class State: @unchecked Sendable {
+        let connection: Connection
+        let continuation: AsyncStream<Int64>.Continuation
+        init(connection: Connection, continuation: AsyncStream<Int64>.Continuation) {
+            self.connection = connection
+            self.continuation = continuation
+        }
+    }
+
+    /// Watches the store at `path`, reading its data version every `interval` seconds (1 ms by default:
+    /// one cheap read of the connection's state).
+    public init(path: String, interval: Double = 0.001) throws(CoreDataError) {
+        let connection: Connection
+        do {
+            connection = try Connection(path: path, options: .readOnly)
+        } catch {
+            throw .store("\(error)")
+        }
+        let (stream, continuation) = AsyncStream<Int64>.makeStream(bufferingPolicy: .bufferingNewest(1))
+        commits = stream
+        stopped = Atomic(false)
+        state = State(connection: connection, continuation: continuation)
+        let state = self.state
+        let pause = UInt32(max(100, min(1_000_000, interval * 1_000_000)))
+        let thread = Thread { [weak self] in
+            var last = (try? state.connection.dataVersion()) ?? 0
+            while let watcher = self, !watcher.stopped.load(ordering: .acquiring) {
+                guard let version = try? state.connection.dataVersion() else { break }
+                if version != last {
+                    last = version
+                    state.continuation.yield(version)
+                }
+                usleep(pause)
+            }
+            state.continuation.finish()
+        }
+        thread.name = "coexist-store-watcher"
+        continuation.onTermination = { [weak self] _ in self?.stop() }
+        thread.start()
+    }
+
+    /// Stops watching; the stream ends.
+    public func stop() { stopped.store(true, ordering: .releasing) }
+
+    deinit { stopped.store(true, ordering: .releasing) }
+}
