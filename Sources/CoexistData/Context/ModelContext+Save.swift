@@ -45,6 +45,7 @@ extension ModelContext {
                 )
             }
         }
+        if let token = result.token { ownTokens.insert(token) }
         try refreshAfterSave()
         return result.token
     }

@@ -39,6 +39,10 @@ public final class ModelContext {
     var registrations: [ObjectIdentifier: Registration] = [:]
     var byRef: [ObjectRef: ObjectIdentifier] = [:]
     var insertionOrder: [ObjectIdentifier] = []
+    /// The last history token merged (``mergeChangesFromStore()``); the file's last token at creation.
+    public internal(set) var lastMergedToken: Int64 = 0
+    /// Tokens of this context's own saves not merged yet: merging skips them.
+    var ownTokens: Set<Int64> = []
 
     /// A context on `store` whose saves are recorded with `author`.
     public convenience init(_ store: NewStore, author: String? = nil, contextName: String? = nil) throws {
@@ -50,6 +54,10 @@ public final class ModelContext {
     init(unchecked store: NewStore, author: String?, contextName: String? = nil) {
         self.store = store
         metadata = SaveMetadata(author: author, contextName: contextName, processName: "coexist")
+        if (try? HistoryTables.exist(store.connection)) == true {
+            lastMergedToken =
+                (try? store.connection.scalar("SELECT max(Z_PK) FROM ATRANSACTION").integerValue ?? 0) ?? 0
+        }
     }
 
     /// The container the context was made from, if any.

@@ -1,0 +1,133 @@
+import CoexistHistory
+import CoexistModel
+import CoexistSQLite
+import CoexistStore
+
+/// A persistent identity apps can store and resolve later (SwiftData's `PersistentIdentifier`): the
+/// record's concrete entity and its `id` in the new schema.
+public struct PersistentIdentifier: Sendable, Hashable, Codable, CustomStringConvertible {
+    /// The concrete entity.
+    public var entityName: String
+    /// The identity in the new schema (a lower-case UUID).
+    public var id: String
+
+    /// An identifier.
+    public init(entityName: String, id: String) {
+        self.entityName = entityName
+        self.id = id
+    }
+
+    public var description: String { "\(entityName)/\(id)" }
+}
+
+/// What other writers committed to the new schema since the context last merged, as one history
+/// transaction.
+public struct ModelRemoteChange: Sendable, Hashable {
+    /// The history token.
+    public var token: Int64
+    /// The transaction's author (`coexist-bridge` for what coexistd mirrored from the Core Data tables).
+    public var author: String?
+    /// Records inserted, updated, deleted.
+    public var inserted: Set<PersistentIdentifier> = []
+    public var updated: Set<PersistentIdentifier> = []
+    public var deleted: Set<PersistentIdentifier> = []
+    /// Records the context holds with unsaved changes that this transaction also changed or deleted: the
+    /// context keeps the app's values for them.
+    public var conflicts: Set<PersistentIdentifier> = []
+
+    /// The entities touched.
+    public var entities: Set<String> { Set(inserted.union(updated).union(deleted).map(\.entityName)) }
+}
+
+extension ModelContext {
+    /// The identifier of a registered record (nil for a record the context does not hold).
+    public func persistentIdentifier<Model: PersistentModel>(of record: Model) -> PersistentIdentifier? {
+        registrations[ObjectIdentifier(record)].map { PersistentIdentifier(entityName: $0.ref.entity, id: $0.ref.id) }
+    }
+
+    /// The record with identifier `identifier`: the one the context holds, else loaded from the store; nil
+    /// when the store no longer holds it.
+    public func model<Model: PersistentModel>(
+        for identifier: PersistentIdentifier,
+        as type: Model.Type
+    ) throws
+        -> Model?
+    {
+        try materialize(ObjectRef(entity: identifier.entityName, id: identifier.id), as: type) as? Model
+    }
+
+    /// Brings the records the context holds up to date with what other processes (the Core Data app
+    /// through coexistd, another process of this stack) committed since the last merge, reading the shared
+    /// history: changed records take the stored values, deleted ones leave the context. Records with unsaved
+    /// changes are never overwritten: they are reported as ``ModelRemoteChange/conflicts``. Returns one
+    /// change per transaction that changed the new schema, in token order; the context's own saves are
+    /// skipped.
+    @discardableResult
+    public func mergeChangesFromStore() throws -> [ModelRemoteChange] {
+        guard try HistoryTables.exist(store.connection) else { return [] }
+        let reader = try HistoryReader(connection: store.connection, decoder: NoLegacyDecoding())
+        var merged: [ModelRemoteChange] = []
+        var changedRecords: [Registration] = []
+        // Decided before anything is applied: a deletion below must not make a holder look edited.
+        let unchanged = Set(registrations.filter { !$0.value.deleted && !isChanged($0.value) }.map(\.key))
+        let isUnchanged = { (registration: Registration) in unchanged.contains(ObjectIdentifier(registration.object)) }
+        while true {
+            let page = try reader.transactions(after: lastMergedToken, limit: 500)
+            for transaction in page {
+                lastMergedToken = transaction.token
+                if ownTokens.remove(transaction.token) != nil { continue }
+                var change = ModelRemoteChange(token: transaction.token, author: transaction.author)
+                for entry in transaction.changes where entry.side == .new {
+                    guard let entity = entry.entity, let id = entry.objectID else { continue }
+                    let identifier = PersistentIdentifier(entityName: entity, id: id)
+                    let held = byRef[ObjectRef(entity: entity, id: id)].flatMap { registrations[$0] }
+                    if let held, !isUnchanged(held) { change.conflicts.insert(identifier) }
+                    switch entry.type {
+                    case .insert: change.inserted.insert(identifier)
+                    case .update:
+                        change.updated.insert(identifier)
+                        if let held, isUnchanged(held) { changedRecords.append(held) }
+                    case .delete:
+                        change.deleted.insert(identifier)
+                        if let held, isUnchanged(held) { unregister(held) }
+                    }
+                }
+                if !change.entities.isEmpty { merged.append(change) }
+            }
+            if page.count < 500 { break }
+        }
+        guard !merged.isEmpty else { return [] }
+        for registration in changedRecords where registrations[ObjectIdentifier(registration.object)] != nil {
+            guard let values = try store.values(of: registration.ref) else { continue }
+            for (name, write) in registration.schema.writeAttribute {
+                _ = write(registration.object, values[name] ?? .null)
+            }
+        }
+        // Relationships may have changed on either side: every unchanged record reads them again.
+        for registration in insertionOrder.compactMap({ registrations[$0] }) where isUnchanged(registration) {
+            try reload(registration)
+        }
+        return merged
+    }
+
+    func isChanged(_ registration: Registration) -> Bool {
+        guard let snapshot = registration.snapshot else { return true }
+        let now = currentSnapshot(registration)
+        return now.attributes != snapshot.attributes || now.relationships != snapshot.relationships
+    }
+}
+
+/// The new side reads only its own changes; Core Data rows are never decoded here.
+private struct NoLegacyDecoding: LegacyChangeDecoding {
+    func decode(
+        token: Int64,
+        entityNumber: Int,
+        type: ChangeType,
+        columns: [UInt8]?,
+        tombstones: [SQLiteValue]
+    )
+        -> LegacyChangeDetails
+    {
+        LegacyChangeDetails(entity: nil, properties: nil, tombstone: [:])
+    }
+}

@@ -1,0 +1,42 @@
+import CoexistStore
+
+extension ModelContext {
+    /// Discards every unsaved change (SwiftData's `rollback()`): inserted records leave the context,
+    /// deleted ones are kept, and every record gets back the attributes and relationships it had when it
+    /// was last fetched or saved.
+    public func rollback() {
+        for registration in Array(registrations.values) {
+            guard let snapshot = registration.snapshot else {
+                unregister(registration)
+                continue
+            }
+            registration.deleted = false
+            for (name, write) in registration.schema.writeAttribute {
+                _ = write(registration.object, snapshot.attributes[name] ?? .null)
+            }
+        }
+        for registration in registrations.values {
+            guard let snapshot = registration.snapshot else { continue }
+            for (name, write) in registration.schema.writeObjects {
+                let objects = (snapshot.relationships[name] ?? []).compactMap { ref in
+                    byRef[ref].flatMap { registrations[$0]?.object }
+                }
+                write(registration.object, objects)
+            }
+        }
+    }
+
+    /// Runs `body`, then saves what it changed as one transaction (SwiftData's `transaction(block:)`).
+    /// When `body` or the save throws, every unsaved change of the context is rolled back and the error
+    /// rethrown. Returns the save's history token.
+    @discardableResult
+    public func transaction(_ body: () throws -> Void) throws -> Int64? {
+        do {
+            try body()
+            return try save()
+        } catch {
+            rollback()
+            throw error
+        }
+    }
+}

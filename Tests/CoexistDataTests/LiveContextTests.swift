@@ -1,0 +1,95 @@
+import CoexistModel
+import CoexistStore
+import Foundation
+import TestSupport
+import Testing
+
+@testable import CoexistData
+
+/// The SwiftData-shaped context following the file, rolling back and saving in transactions.
+@Suite struct LiveContextTests {
+    let directory: TemporaryDirectory
+    let path: String
+
+    init() throws {
+        directory = try TemporaryDirectory()
+        path = try SharedStore.create(in: directory).new.path
+    }
+
+    func context(_ author: String) throws -> ModelContext {
+        let model = try XCDataModelReader.read(path: Fixtures.demoModel)
+        return try ModelContext(try NewStore(path: path, model: model), author: author)
+    }
+
+    @Test func anotherConnectionsCommitsShowInHeldRecords() throws {
+        let mine = try context("app")
+        let category = CategoryRecord(name: "Errands")
+        let task = TaskRecord(title: "Buy milk", category: category)
+        mine.insert(task)
+        try mine.save()
+        #expect(try mine.mergeChangesFromStore().isEmpty)
+
+        let other = try context("other")
+        let identifier = try #require(mine.persistentIdentifier(of: task))
+        let theirs = try #require(try other.model(for: identifier, as: TaskRecord.self))
+        theirs.title = "Buy oat milk"
+        theirs.priority = 3
+        let token = try #require(try other.save())
+
+        let changes = try mine.mergeChangesFromStore()
+        #expect(changes.map(\.token) == [token])
+        #expect(changes.first?.updated == [identifier])
+        #expect(task.title == "Buy oat milk" && task.priority == 3)
+
+        // An unsaved local edit is kept and reported.
+        task.title = "Mine"
+        theirs.title = "Theirs"
+        try other.save()
+        #expect(try mine.mergeChangesFromStore().first?.conflicts == [identifier])
+        #expect(task.title == "Mine")
+
+        mine.rollback()
+        let moved = TaskRecord(title: "Elsewhere")
+        other.insert(moved)
+        let categoryID = try #require(mine.persistentIdentifier(of: category))
+        let otherCategory = try #require(try other.model(for: categoryID, as: CategoryRecord.self))
+        otherCategory.tasks.append(moved)
+        other.delete(theirs)
+        try other.save()
+        let last = try mine.mergeChangesFromStore()
+        #expect(last.flatMap(\.deleted) == [identifier])
+        #expect(mine.persistentIdentifier(of: task) == nil)
+        #expect(category.tasks.map(\.title) == ["Elsewhere"])
+    }
+
+    @Test func rollbackRestoresEveryChangeAndTransactionsAreAllOrNothing() throws {
+        let context = try context("app")
+        let category = CategoryRecord(name: "Errands")
+        let kept = TaskRecord(title: "Kept", category: category)
+        context.insert(kept)
+        try context.save()
+        kept.title = "Changed"
+        kept.category = nil
+        context.delete(category)
+        let added = TaskRecord(title: "Added")
+        context.insert(added)
+        #expect(context.hasChanges)
+        context.rollback()
+        #expect(!context.hasChanges)
+        #expect(kept.title == "Kept" && kept.category === category)
+        #expect(context.persistentIdentifier(of: added) == nil)
+        #expect(try context.save() == nil)
+
+        struct Refused: Error {}
+        #expect(throws: Refused.self) {
+            try context.transaction {
+                kept.title = "In a failed transaction"
+                throw Refused()
+            }
+        }
+        #expect(kept.title == "Kept")
+        let token = try context.transaction { kept.priority = 5 }
+        #expect(token != nil)
+        #expect(try context.fetch(FetchDescriptor<TaskRecord>()).map(\.priority) == [5])
+    }
+}
