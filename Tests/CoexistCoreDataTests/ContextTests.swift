@@ -135,6 +135,10 @@ final class CDCategory: ManagedObject {
             #expect(row[0].textValue == (policy == .objectWins ? "Renamed here" : "Renamed elsewhere"))
             #expect(row[3].integerValue == 3)
             #expect(task.title == row[0].textValue)
+            // The object now holds the stored version: a further edit saves without a conflict.
+            task.setValue("again", forKey: "notes")
+            first.mergePolicy = .error
+            try first.save()
             try RawSQLite.execute(path, "DELETE FROM ZTASK; DELETE FROM ZCATEGORY")
         }
     }

@@ -200,6 +200,9 @@ extension ManagedObjectContext {
             }
         }
         for object in registered.values {
+            // Everything the save touched reads its stored state (and version) again on next use, also
+            // an object whose changes the store-wins policy dropped entirely (its save wrote nothing).
+            if !object.pending.isEmpty { object.snapshot = nil }
             object.pending = [:]
             object.problems = []
         }
