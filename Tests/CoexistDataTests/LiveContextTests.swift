@@ -92,4 +92,51 @@ import Testing
         #expect(token != nil)
         #expect(try context.fetch(FetchDescriptor<TaskRecord>()).map(\.priority) == [5])
     }
+
+    /// A committed save whose reading back fails (a related record the context's type cannot hold) still
+    /// returns its token: the transaction keeps what the file holds, and nothing is left pending.
+    @Test func aCommittedTransactionIsNeverRolledBack() throws {
+        let model = try XCDataModelReader.read(path: Fixtures.demoModel)
+        let mine = try ModelContext(try NewStore(path: path, model: model), author: "app")
+        let category = MistypedCategory()
+        category.name = "Errands"
+        mine.insert(category)
+        try mine.save()
+        let other = try context("other")
+        let identifier = try #require(mine.persistentIdentifier(of: category))
+        let theirs = try #require(try other.model(for: identifier, as: CategoryRecord.self))
+        theirs.tasks.append(TaskRecord(title: "Buy milk"))
+        try other.save()
+
+        let token = try mine.transaction { category.name = "Home" }
+        #expect(token != nil)
+        #expect(category.name == "Home")
+        #expect(!mine.hasChanges)
+        #expect(try other.model(for: identifier, as: CategoryRecord.self)?.name == "Errands")
+        _ = try other.mergeChangesFromStore()
+        #expect(try other.model(for: identifier, as: CategoryRecord.self)?.name == "Home")
+    }
+}
+
+/// A Task record type whose title is a number: stored titles (text) do not fit it.
+final class MistypedTask: PersistentModel {
+    var id = UUID()
+    var title = 0
+    static let schema = RecordSchema<MistypedTask>(
+        entity: "Task",
+        [.attribute("id", \.id), .attribute("title", \.title)]
+    )
+    required init() {}
+}
+
+/// The Category record holding ``MistypedTask``s.
+final class MistypedCategory: PersistentModel {
+    var id = UUID()
+    var name = ""
+    var tasks: [MistypedTask] = []
+    static let schema = RecordSchema<MistypedCategory>(
+        entity: "Category",
+        [.attribute("id", \.id), .attribute("name", \.name), .toMany("tasks", \.tasks)]
+    )
+    required init() {}
 }

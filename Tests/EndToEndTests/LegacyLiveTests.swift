@@ -40,7 +40,7 @@ import Testing
         #expect(held[0].value(forKey: "title") as? String == "Task 0")
 
         let token = try edit(pk, "Edited elsewhere")
-        #expect(await commits.next() != nil)
+        #expect(try await commits.next() != nil)
         let changes = try context.mergeChangesFromStore()
         #expect(changes.map(\.token) == [token])
         #expect(changes.first?.updated == [held[0].objectID])
@@ -50,7 +50,7 @@ import Testing
         // An unsaved local edit is never overwritten: it is reported, and the save meets the merge policy.
         held[1].setValue("Mine", forKey: "title")
         _ = try edit(pk + 1, "Theirs")
-        #expect(await commits.next() != nil)
+        #expect(try await commits.next() != nil)
         let conflicting = try context.mergeChangesFromStore()
         #expect(conflicting.first?.conflicts == [held[1].objectID])
         #expect(held[1].value(forKey: "title") as? String == "Mine")
@@ -60,7 +60,7 @@ import Testing
         #expect(held[1].value(forKey: "title") as? String == "Theirs")
 
         _ = try edit(pk, "-")
-        #expect(await commits.next() != nil)
+        #expect(try await commits.next() != nil)
         let deleted = try context.mergeChangesFromStore()
         #expect(deleted.first?.deleted == [held[0].objectID])
         #expect(held[0].isDeleted && held[0].managedObjectContext == nil)

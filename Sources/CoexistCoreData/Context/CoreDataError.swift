@@ -27,7 +27,8 @@ public enum CoreDataError: Error, Sendable, CustomStringConvertible {
         case .unsupportedPredicate(let entity, let reason): "predicate on \(entity): \(reason)"
         case .unknownEntity(let name): "the model has no entity named \(name)"
         case .unknownKey(let entity, let key): "\(entity) has no property named \(key)"
-        case .validation(let object, let key, let reason): "\(object).\(key): \(reason)"
+        case .validation(let object, let key, let reason):
+            key.isEmpty ? "\(object): \(reason)" : "\(object).\(key): \(reason)"
         case .mergeConflict(let conflicts):
             "merge conflict: " + conflicts.map(\.description).joined(separator: "; ")
         case .objectNotFound(let object): "\(object) is not in the store"

@@ -52,8 +52,11 @@ extension ManagedObjectContext {
         }
     }
 
-    /// How many objects `request` selects, counted by SQLite (`count(for:)`).
+    /// How many objects `request` selects, counted by SQLite (`count(for:)`): as many as ``fetch(_:)``
+    /// returns, so objects deleted in the context and not saved yet are not counted.
     public func count<Result: ManagedObject>(for request: FetchRequest<Result>) throws(CoreDataError) -> Int {
+        // Pending deletes are left out by identity; without any, SQLite counts alone.
+        if !deletedObjects.isEmpty { return try fetchObjectIDs(request).count }
         let query = try self.query(request)
         do {
             return try store.count(query)
@@ -67,7 +70,12 @@ extension ManagedObjectContext {
         guard let entity = model.entity(named: request.entityName) else {
             throw .unknownEntity(request.entityName)
         }
-        var translator = PredicateSQL(model: model, schema: schema, entity: entity.name)
+        var translator = PredicateSQL(
+            model: model,
+            schema: schema,
+            entity: entity.name,
+            storeIdentifier: storeIdentifier
+        )
         let scope = PredicateSQL.Scope()
         let condition = try request.predicate.map { predicate throws(CoreDataError) in
             try translator.condition(predicate.node, entity: entity, alias: "t0", scope: scope)

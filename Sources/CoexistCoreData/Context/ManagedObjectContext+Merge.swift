@@ -48,8 +48,9 @@ extension ManagedObjectContext {
             throw .store("\(error)")
         }
         if !merged.isEmpty {
-            // Relationship changes show on either side: every held to-many is read again on next use.
-            for object in registered.values { object.snapshot?.toMany = [:] }
+            // Relationship changes show on either side: every held to-many is read again on next use, but
+            // an object with unsaved changes keeps what its save is compared with.
+            for object in registered.values where object.pending.isEmpty { object.snapshot?.toMany = [:] }
         }
         return merged
     }

@@ -14,55 +14,109 @@ extension ManagedObjectContext {
         guard hasChanges else { return nil }
         guard !isReadOnly else { throw .readOnly(path: store.path) }
         for object in registered.values { if let problem = object.problems.first { throw problem } }
-        for object in insertedOrder { if let problem = object.problems.first { throw problem } }
+        for object in insertedOrder {
+            if let problem = object.problems.first { throw problem }
+            try checkMandatoryValues(object)
+        }
         let inserted = insertedOrder
         let updated = registered.values.filter(\.isUpdated).sorted { "\($0.objectID)" < "\($1.objectID)" }
+        for object in updated { try checkMandatoryValues(object) }
         let deleted = deletedObjects
         var permanent: [ObjectIdentifier: ObjectID] = [:]
-        var dropped: Set<ObjectIdentifier> = []
+        var outcome = ConflictOutcome()
+        // The object being written when the store refuses something: its error names it.
+        var writing: ManagedObject?
         let result: SaveResult
         do {
             result = try store.save(
                 SaveMetadata(author: transactionAuthor, contextName: name, processName: processName)
             ) { save in
-                dropped = try resolveConflicts(updated + deleted)
+                outcome = try resolveConflicts(updated + deleted)
                 for object in inserted {
-                    var values: [String: AttributeValue] = [:]
-                    for (key, change) in object.pending {
-                        if case .attribute(let value) = change { values[key] = value }
-                    }
-                    permanent[ObjectIdentifier(object)] = try save.insert(object.entity, values)
+                    writing = object
+                    permanent[ObjectIdentifier(object)] = try save.insert(object.entity, attributeChanges(object))
                 }
-                for object in updated where !dropped.contains(ObjectIdentifier(object)) {
+                for object in updated where !outcome.dropped.contains(ObjectIdentifier(object)) {
                     guard let pk = object.objectID.pk else { continue }
-                    var values: [String: AttributeValue] = [:]
-                    for (key, change) in object.pending {
-                        if case .attribute(let value) = change { values[key] = value }
-                    }
+                    writing = object
                     let id = ObjectID(entity: object.entity, pk: pk)
                     // An object changed only in its relationships still gets its version bumped.
-                    try save.update(id, values)
+                    try save.update(id, attributeChanges(object, skipping: outcome.skipped(object)))
                     permanent[ObjectIdentifier(object)] = id
                 }
-                for object in inserted + updated where !dropped.contains(ObjectIdentifier(object)) {
-                    try writeRelationships(object, save, permanent)
+                for object in inserted + updated where !outcome.dropped.contains(ObjectIdentifier(object)) {
+                    writing = object
+                    try writeRelationships(object, save, permanent, skipping: outcome.skipped(object))
                 }
-                for object in deleted where !dropped.contains(ObjectIdentifier(object)) {
+                for object in deleted where !outcome.dropped.contains(ObjectIdentifier(object)) {
                     guard let pk = object.objectID.pk else { continue }
+                    writing = object
                     try save.delete(ObjectID(entity: object.entity, pk: pk))
                 }
             }
         } catch let error as CoreDataError {
             throw error
         } catch let error as LegacyStoreError {
-            if case .validation(_, let detail) = error { throw .validation(object: "", key: "", reason: detail) }
+            if case .validation(_, let detail) = error {
+                throw .validation(object: writing.map { "\($0.objectID)" } ?? "", key: "", reason: detail)
+            }
             throw .store(error.description)
         } catch {
             throw .store("\(error)")
         }
         if let token = result.token { ownTokens.insert(token) }
-        afterSave(inserted: inserted, deleted: deleted, dropped: dropped, permanent: permanent, changes: result.changes)
+        afterSave(
+            inserted: inserted,
+            deleted: deleted,
+            dropped: outcome.dropped,
+            permanent: permanent,
+            changes: result.changes
+        )
         return result.token
+    }
+
+    /// What the merge policy decided inside the save's transaction. The objects' pending changes are never
+    /// touched there: a save that fails after it keeps every change for the next try.
+    struct ConflictOutcome {
+        /// Objects whose changes are not written at all (the store's state wins for them).
+        var dropped: Set<ObjectIdentifier> = []
+        /// Properties whose changes another writer's change overrides (store-wins).
+        var overridden: [ObjectIdentifier: Set<String>] = [:]
+
+        func skipped(_ object: ManagedObject) -> Set<String> { overridden[ObjectIdentifier(object)] ?? [] }
+    }
+
+    /// The attribute values an object's save writes: its pending ones less `skipped`.
+    private func attributeChanges(
+        _ object: ManagedObject,
+        skipping skipped: Set<String> = []
+    ) -> [String: AttributeValue] {
+        var values: [String: AttributeValue] = [:]
+        for (key, change) in object.pending where !skipped.contains(key) {
+            if case .attribute(let value) = change { values[key] = value }
+        }
+        return values
+    }
+
+    /// Refuses, naming object and key, a mandatory attribute an insert leaves without a value (and
+    /// without a default) or a change sets to nil, as Core Data's validation does before saving.
+    private func checkMandatoryValues(_ object: ManagedObject) throws(CoreDataError) {
+        guard let entity = model.entity(named: object.entity) else { return }
+        for attribute in model.allAttributes(of: entity) where !attribute.isOptional && !attribute.isTransient {
+            let value: AttributeValue?
+            switch object.pending[attribute.name] {
+            case .attribute(let pending)?: value = pending
+            default: value = object.isInserted ? attribute.defaultValue?.value : nil
+            }
+            let missing = object.isInserted ? (value ?? .null) == .null : value == AttributeValue.null
+            if missing && !attribute.isDerived {
+                throw .validation(
+                    object: "\(object.objectID)",
+                    key: attribute.name,
+                    reason: "the mandatory attribute has no value"
+                )
+            }
+        }
     }
 
     private var processName: String {
@@ -70,15 +124,21 @@ extension ManagedObjectContext {
     }
 
     /// Checks every object's stored version against the one read; applies the merge policy to those that
-    /// moved. Returns the objects whose changes are dropped (the store's state wins for them).
-    private func resolveConflicts(_ objects: [ManagedObject]) throws -> Set<ObjectIdentifier> {
+    /// moved. An object read no version of (a fault deleted before it was ever loaded) is a conflict only
+    /// when the store no longer holds it.
+    private func resolveConflicts(_ objects: [ManagedObject]) throws -> ConflictOutcome {
         var conflicts: [(ManagedObject, LegacyObject?)] = []
         for object in objects {
-            guard let pk = object.objectID.pk, let snapshot = object.snapshot else { continue }
+            guard let pk = object.objectID.pk else { continue }
             let stored = try store.object(ObjectID(entity: object.entity, pk: pk))
-            if stored?.version != snapshot.version { conflicts.append((object, stored)) }
+            if let snapshot = object.snapshot {
+                if stored?.version != snapshot.version { conflicts.append((object, stored)) }
+            } else if stored == nil {
+                conflicts.append((object, nil))
+            }
         }
-        guard !conflicts.isEmpty else { return [] }
+        var outcome = ConflictOutcome()
+        guard !conflicts.isEmpty else { return outcome }
         switch mergePolicy {
         case .error:
             throw CoreDataError.mergeConflict(
@@ -92,35 +152,49 @@ extension ManagedObjectContext {
             )
         case .objectWins:
             // The context's properties overwrite; an object deleted elsewhere cannot take changes.
-            return Set(conflicts.filter { $0.1 == nil }.map { ObjectIdentifier($0.0) })
+            outcome.dropped = Set(conflicts.filter { $0.1 == nil }.map { ObjectIdentifier($0.0) })
         case .storeWins:
-            var dropped: Set<ObjectIdentifier> = []
             for (object, stored) in conflicts {
                 guard let stored, !object.isDeleted, let snapshot = object.snapshot else {
-                    dropped.insert(ObjectIdentifier(object))
+                    outcome.dropped.insert(ObjectIdentifier(object))
                     continue
                 }
-                for key in Array(object.pending.keys) {
-                    let changedElsewhere: Bool
-                    if attribute(object.entity, key) != nil {
-                        changedElsewhere = stored.attributes[key] != snapshot.attributes[key]
-                    } else if relationship(object.entity, key)?.isToMany == false {
-                        changedElsewhere = stored.toOne[key].map(identity) != snapshot.toOne[key]
-                    } else {
-                        let now = try store.related(stored.id, key).map(identity)
-                        changedElsewhere = snapshot.toMany[key].map { $0 != now } ?? true
-                    }
-                    if changedElsewhere { object.pending[key] = nil }
+                var overridden: Set<String> = []
+                for key in object.pending.keys where try changedElsewhere(key, of: object, snapshot, stored) {
+                    overridden.insert(key)
+                }
+                if overridden.count == object.pending.count {
+                    outcome.dropped.insert(ObjectIdentifier(object))
+                } else if !overridden.isEmpty {
+                    outcome.overridden[ObjectIdentifier(object)] = overridden
                 }
             }
-            return dropped
         }
+        return outcome
+    }
+
+    /// Whether another writer changed `key` of `object` since the context read it: attributes and to-ones
+    /// from the snapshot, a to-many from the members recorded when the context first read or set it (a
+    /// to-many with no record counts as changed: the store wins where nothing says otherwise).
+    private func changedElsewhere(
+        _ key: String,
+        of object: ManagedObject,
+        _ snapshot: ManagedObject.Snapshot,
+        _ stored: LegacyObject
+    ) throws -> Bool {
+        if attribute(object.entity, key) != nil { return stored.attributes[key] != snapshot.attributes[key] }
+        guard let relationship = relationship(object.entity, key) else { return true }
+        if !relationship.isToMany { return stored.toOne[key].map(identity) != snapshot.toOne[key] }
+        guard let before = snapshot.toMany[key] else { return true }
+        let now = try store.related(stored.id, key).map(identity)
+        return relationship.isOrdered ? now != before : Set(now) != Set(before)
     }
 
     private func writeRelationships(
         _ object: ManagedObject,
         _ save: LegacySave,
-        _ permanent: [ObjectIdentifier: ObjectID]
+        _ permanent: [ObjectIdentifier: ObjectID],
+        skipping skipped: Set<String>
     ) throws {
         guard let id = permanent[ObjectIdentifier(object)] else { return }
         let target = { (other: ManagedObject) throws -> ObjectID in
@@ -134,7 +208,7 @@ extension ManagedObjectContext {
             }
             return ObjectID(entity: other.entity, pk: pk)
         }
-        for (key, change) in object.pending.sorted(by: { $0.key < $1.key }) {
+        for (key, change) in object.pending.sorted(by: { $0.key < $1.key }) where !skipped.contains(key) {
             switch change {
             case .attribute: continue
             case .toOne(let other):

@@ -79,6 +79,9 @@ extension ManagedObjectContext {
     func set(_ value: Any?, of object: ManagedObject, _ key: String) throws(CoreDataError) {
         if !object.isInserted { try fulfill(object) }
         if let attribute = attribute(object.entity, key) {
+            guard !attribute.isDerived else {
+                throw .validation(object: "\(object.objectID)", key: key, reason: "derived: the store maintains it")
+            }
             guard let stored = ValueBridge.stored(value, attribute) else {
                 throw .validation(
                     object: "\(object.objectID)",
@@ -114,6 +117,8 @@ extension ManagedObjectContext {
             )
         }
         try check(members, of: relationship, object, key)
+        // The members stored now are what a store-wins save compares with to see another writer's change.
+        if !object.isInserted { _ = try related(object, key) }
         object.pending[key] = .toMany(members)
     }
 

@@ -128,6 +128,9 @@ public final class ManagedObjectContext {
             object.isDeleted = true
             return
         }
+        // The version a delete is checked against is the one read now, as Core Data fires a fault it
+        // deletes; a fault whose row is already gone is a conflict at save.
+        if object.isFault { try? fulfill(object) }
         object.isDeleted = true
         deletedObjects.append(object)
     }
@@ -163,20 +166,45 @@ public final class ManagedObjectContext {
         }
     }
 
-    /// Reads `object` from the store again on its next use; `mergeChanges` keeps its unsaved changes,
-    /// otherwise they are discarded (`refresh(_:mergeChanges:)`).
+    /// Reads `object` from the store again (`refresh(_:mergeChanges:)`): without unsaved changes, or with
+    /// `mergeChanges` false (they are discarded), it becomes a fault that loads on next use. With
+    /// `mergeChanges` and unsaved changes it reads the stored state now and keeps its changes on top: its
+    /// next save is checked against the version read here (against the one read before, when the store
+    /// cannot be read or no longer holds the object).
     public func refresh(_ object: ManagedObject, mergeChanges: Bool) {
         guard object.managedObjectContext === self, !object.isInserted else { return }
-        object.snapshot = nil
         if !mergeChanges {
             object.pending = [:]
             object.problems = []
         }
+        if object.pending.isEmpty {
+            object.snapshot = nil
+        } else {
+            reloadKeepingChanges(object)
+        }
     }
 
-    /// Turns every held object back into a fault, keeping unsaved changes (`refreshAllObjects()`).
+    /// Refreshes every held object keeping unsaved changes (`refreshAllObjects()`), as
+    /// ``refresh(_:mergeChanges:)`` with `mergeChanges` true.
     public func refreshAllObjects() {
-        for object in registered.values where !object.isInserted { object.snapshot = nil }
+        for object in registered.values where !object.isInserted { refresh(object, mergeChanges: true) }
+    }
+
+    /// Replaces the snapshot of an object with unsaved changes by the stored state, with the members of
+    /// each to-many it changed (the state its save is compared with); keeps the old one on failure.
+    private func reloadKeepingChanges(_ object: ManagedObject) {
+        guard let pk = object.objectID.pk,
+            let stored = try? store.object(ObjectID(entity: object.entity, pk: pk))
+        else { return }
+        let previous = object.snapshot
+        fill(object, from: stored)
+        for (key, change) in object.pending {
+            guard case .toMany = change else { continue }
+            if (try? related(object, key)) == nil {
+                object.snapshot = previous
+                return
+            }
+        }
     }
 
     func forget(_ object: ManagedObject) {

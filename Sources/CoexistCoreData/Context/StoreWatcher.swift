@@ -9,24 +9,25 @@ import Synchronization
 ///
 /// ```swift
 /// let watcher = try StoreWatcher(path: context.path)
-/// for await _ in watcher.commits {
+/// for try await _ in watcher.commits {
 ///     for change in try context.mergeChangesFromStore() { print("token", change.token, change.updated) }
 /// }
 /// ```
 ///
+/// The version it starts from is read before `init` returns: every commit after that is reported.
 /// Several commits landing between two reads are reported once: merging reads all of them from the
 /// history. The watcher stops when ``stop()`` is called, when the stream's consumer goes away, or when it is
-/// released.
+/// released; when the file cannot be read any more (three reads in a row fail), the stream ends by throwing
+/// ``CoreDataError/store(_:)`` with SQLite's error.
 public final class StoreWatcher: Sendable {
     /// One element per observed commit batch: the data version seen.
-    public let commits: AsyncStream<Int64>
+    public let commits: AsyncThrowingStream<Int64, any Error>
     private let stopped: Atomic<Bool>
-    private let state: State
 
     private final class State: @unchecked Sendable {
         let connection: Connection
-        let continuation: AsyncStream<Int64>.Continuation
-        init(connection: Connection, continuation: AsyncStream<Int64>.Continuation) {
+        let continuation: AsyncThrowingStream<Int64, any Error>.Continuation
+        init(connection: Connection, continuation: AsyncThrowingStream<Int64, any Error>.Continuation) {
             self.connection = connection
             self.continuation = continuation
         }
@@ -36,26 +37,39 @@ public final class StoreWatcher: Sendable {
     /// one cheap read of the connection's state).
     public init(path: String, interval: Double = 0.001) throws(CoreDataError) {
         let connection: Connection
+        let start: Int64
         do {
             connection = try Connection(path: path, options: .readOnly)
+            start = try connection.dataVersion()
         } catch {
             throw .store("\(error)")
         }
-        let (stream, continuation) = AsyncStream<Int64>.makeStream(bufferingPolicy: .bufferingNewest(1))
+        let (stream, continuation) = AsyncThrowingStream<Int64, any Error>.makeStream(
+            bufferingPolicy: .bufferingNewest(1)
+        )
         commits = stream
         stopped = Atomic(false)
-        state = State(connection: connection, continuation: continuation)
-        let state = self.state
+        let state = State(connection: connection, continuation: continuation)
         let pause = UInt32(max(100, min(1_000_000, interval * 1_000_000)))
         let thread = Thread { [weak self] in
-            var last = (try? state.connection.dataVersion()) ?? 0
+            var last = start
+            var failures = 0
             while let watcher = self, !watcher.stopped.load(ordering: .acquiring) {
-                guard let version = try? state.connection.dataVersion() else { break }
-                if version != last {
-                    last = version
-                    state.continuation.yield(version)
+                do {
+                    let version = try state.connection.dataVersion()
+                    failures = 0
+                    if version != last {
+                        last = version
+                        state.continuation.yield(version)
+                    }
+                } catch {
+                    failures += 1
+                    if failures >= 3 {
+                        state.continuation.finish(throwing: CoreDataError.store("\(error)"))
+                        return
+                    }
                 }
-                usleep(pause)
+                usleep(failures > 0 ? 10_000 : pause)
             }
             state.continuation.finish()
         }

@@ -83,13 +83,21 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     /// Whether the object is saved and has unsaved property changes.
     public var isUpdated: Bool { !isInserted && !isDeleted && !pending.isEmpty }
 
-    /// The value of the attribute or relationship `key`; nil when unset, unknown, or no longer in the store.
+    /// Why the last ``value(forKey:)`` that returned nil for a failed read failed (an unknown key, an
+    /// object no longer in the store, a store that could not be read); nil after a read that succeeded.
+    /// A failed read changes nothing: it never stands in the way of a save.
+    public internal(set) var lastAccessError: CoreDataError?
+
+    /// The value of the attribute or relationship `key`; nil when unset, unknown, or no longer in the store
+    /// (``lastAccessError`` says which).
     public func value(forKey key: String) -> Any? {
         guard let context = managedObjectContext else { return pendingValue(key) }
         do {
-            return try context.value(of: self, key)
+            let value = try context.value(of: self, key)
+            lastAccessError = nil
+            return value
         } catch {
-            problems.append(error)
+            lastAccessError = error
             return nil
         }
     }

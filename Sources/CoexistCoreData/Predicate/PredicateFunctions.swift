@@ -24,8 +24,7 @@ enum PredicateFunctions {
             else { return .null }
             let subject = flags & 2 != 0 ? fold(text, 2) : text
             let range = NSRange(subject.startIndex..., in: subject)
-            let match = regex.firstMatch(in: subject, options: [.anchored], range: range)
-            return .integer(match?.range == range ? 1 : 0)
+            return .integer(regex.firstMatch(in: subject, range: range) != nil ? 1 : 0)
         }
     }
 
@@ -77,6 +76,10 @@ enum PredicateFunctions {
         return p == tokens.count
     }
 
+    /// `pattern` as `MATCHES` uses it: the whole text must match (`\A(?:pattern)\z`), so that `FIA|FIAT`
+    /// matches "FIAT" as NSPredicate's full-string match does, not only its first alternative.
+    static func wholeText(_ pattern: String) -> String { "\\A(?:" + pattern + ")\\z" }
+
     /// Compiled expressions by pattern and flags; a pattern that does not compile matches nothing.
     final class RegexCache: @unchecked Sendable {
         private var compiled: [String: NSRegularExpression] = [:]
@@ -88,11 +91,10 @@ enum PredicateFunctions {
             let key = "\(flags)/\(pattern)"
             if let known = compiled[key] { return known }
             let options: NSRegularExpression.Options = flags & 1 != 0 ? [.caseInsensitive] : []
-            guard
-                let regex = try? NSRegularExpression(
-                    pattern: flags & 2 != 0 ? fold(pattern, 2) : pattern,
-                    options: options
-                )
+            let folded = flags & 2 != 0 ? fold(pattern, 2) : pattern
+            // The pattern must compile alone too: `a)|(b` would otherwise escape the wrapping.
+            guard (try? NSRegularExpression(pattern: folded)) != nil,
+                let regex = try? NSRegularExpression(pattern: wholeText(folded), options: options)
             else { return nil }
             if compiled.count < 256 { compiled[key] = regex }
             return regex

@@ -52,7 +52,9 @@ struct PredicateLexer {
         case "%": return (try specifier(), start)
         case "@":
             position += 1
-            guard case .identifier(let name) = word() else { throw failure("expected an operator after @", at: start) }
+            guard position < characters.count, characters[position].isLetter,
+                case .identifier(let name) = word()
+            else { throw failure("expected an operator such as @count after @", at: start) }
             return (.aggregate(name.lowercased()), start)
         case "$": throw failure("substitution variables are not supported", at: start)
         default: return (try symbol(), start)
@@ -61,6 +63,7 @@ struct PredicateLexer {
 
     private func peekIsDigit(_ index: Int) -> Bool { index < characters.count && characters[index].isNumber }
 
+    /// A word at `position` (which is in bounds): an identifier, a reserved word, or `#word` (escaped).
     private mutating func word() -> Token {
         var escaped = false
         if characters[position] == "#" {

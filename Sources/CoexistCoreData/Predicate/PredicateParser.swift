@@ -7,6 +7,10 @@ struct PredicateParser {
     var tokens: [(Token, Int)] = []
     var index = 0
     var nextArgument = 0
+    /// How deeply parentheses, `NOT`s and `{…}` lists nest at the current token.
+    var depth = 0
+    /// The deepest nesting parsed: a bound on the recursion of parsing and translating alike.
+    static let maximumDepth = 100
 
     init(format: String, arguments: [PredicateValue]) {
         self.format = format
@@ -82,7 +86,17 @@ struct PredicateParser {
         return terms.count == 1 ? terms[0] : .and(terms)
     }
 
+    /// Enters one level of nesting, refusing a format nested deeper than ``maximumDepth``.
+    private mutating func nest() throws(CoreDataError) {
+        depth += 1
+        guard depth <= Self.maximumDepth else {
+            throw failure("nested more than \(Self.maximumDepth) levels deep")
+        }
+    }
+
     private mutating func notExpression() throws(CoreDataError) -> PredicateNode {
+        try nest()
+        defer { depth -= 1 }
         if accept(.keyword("NOT")) || accept(.symbol("!")) { return .not(try notExpression()) }
         if accept(.keyword("TRUEPREDICATE")) { return .constant(true) }
         if accept(.keyword("FALSEPREDICATE")) { return .constant(false) }
@@ -196,6 +210,8 @@ struct PredicateParser {
             return .value(.null)
         case .symbol("{"):
             advance()
+            try nest()
+            defer { depth -= 1 }
             var items: [PredicateOperand] = []
             if !accept(.symbol("}")) {
                 repeat { items.append(try operand()) } while accept(.symbol(","))

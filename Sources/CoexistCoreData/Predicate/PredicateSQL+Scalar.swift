@@ -84,23 +84,29 @@ extension PredicateSQL {
     mutating func scalar(
         _ comparison: PredicateComparison,
         _ resolved: Resolved,
-        entity: Entity,
-        alias: String,
-        scope: Scope
+        rightAt rightPlace: Place
     ) throws(CoreDataError) -> Fragment {
         switch resolved {
         case .attribute(let left, let attribute):
-            return try compare(left, attribute, comparison, entity: entity, alias: alias, scope: scope)
+            return try compare(left, attribute, comparison, rightAt: rightPlace)
         case .count(let left):
-            return try compare(left, nil, comparison, entity: entity, alias: alias, scope: scope)
-        case .toOne(let left, _), .object(let left, _):
-            return try compareObject(left, comparison)
+            return try compare(left, nil, comparison, rightAt: rightPlace)
+        case .toOne(let left, let destination), .object(let left, let destination):
+            return try compareObject(left, of: destination, comparison)
         case .toMany:
             throw failure("a to-many cannot be compared as a value")
         }
     }
 
-    private func compareObject(_ left: Fragment, _ comparison: PredicateComparison) throws(CoreDataError) -> Fragment {
+    /// `left` (a key of an object of `entity` or its subentities) compared with object arguments. An
+    /// identity of another store, of an entity outside that hierarchy, or not saved yet names no row of
+    /// it: it matches nothing.
+    private func compareObject(
+        _ left: Fragment,
+        of entity: Entity,
+        _ comparison: PredicateComparison
+    ) throws(CoreDataError) -> Fragment {
+        let hierarchy = Set(model.hierarchy(from: entity).map(\.name))
         let values: [PredicateValue]
         switch comparison.right {
         case .value(.list(let items)): values = items
@@ -119,7 +125,10 @@ extension PredicateSQL {
         for value in values {
             switch value {
             case .null: includesNull = true
-            case .object(let id): if let pk = id.pk { keys.append(.integer(pk)) }
+            case .object(let id):
+                if let pk = id.pk, id.storeIdentifier == storeIdentifier, hierarchy.contains(id.entityName) {
+                    keys.append(.integer(pk))
+                }
             default: throw failure("a relationship is compared with objects or nil, not \(value)")
             }
         }
@@ -136,13 +145,14 @@ extension PredicateSQL {
         }
     }
 
+    /// `left op right` for an attribute (or a count): `right` is a value, a list, or a key path resolved at
+    /// `rightPlace`. `nil == nil` holds (SQL's `IS`). `BEGINSWITH`, `ENDSWITH` and `CONTAINS` with an
+    /// empty string match nothing, as NSString's prefix, suffix and range searches find no empty string.
     private mutating func compare(
         _ left: Fragment,
         _ attribute: Attribute?,
         _ comparison: PredicateComparison,
-        entity: Entity,
-        alias: String,
-        scope: Scope
+        rightAt rightPlace: Place
     ) throws(CoreDataError) -> Fragment {
         let flags = (comparison.caseInsensitive ? 1 : 0) | (comparison.diacriticInsensitive ? 2 : 0)
         let fold = { (sql: String) in flags == 0 ? sql : "coexist_fold(\(sql), \(flags))" }
@@ -154,8 +164,15 @@ extension PredicateSQL {
         var isList = false
         switch comparison.right {
         case .keyPath(let path):
-            guard case .attribute(let fragment, _) = try resolve(path, entity: entity, alias: alias, scope: scope)
-            else { throw failure("\(path.joined(separator: ".")) is not an attribute to compare with") }
+            let resolved = try resolve(
+                path,
+                entity: rightPlace.entity,
+                alias: rightPlace.alias,
+                scope: rightPlace.scope
+            )
+            guard case .attribute(let fragment, _) = resolved else {
+                throw failure("\(path.joined(separator: ".")) is not an attribute to compare with")
+            }
             rightSQL = fold(fragment.sql)
             rightRaw = fragment.sql
         case .value(.list(let items)):
@@ -171,7 +188,7 @@ extension PredicateSQL {
             rightSQL = ""
         case .value(let value):
             if comparison.op == .matches, case .string(let pattern) = value,
-                (try? NSRegularExpression(pattern: pattern)) == nil
+                PredicateFunctions.RegexCache().regex(pattern, 0) == nil
             {
                 throw failure("MATCHES: \"\(pattern)\" is not a regular expression")
             }
@@ -206,20 +223,20 @@ extension PredicateSQL {
             }
         }
         switch comparison.op {
-        case .equal: return single("\(lhs) = \(rightSQL)", 1)
+        case .equal: return single("\(lhs) IS \(rightSQL)", 1)
         case .notEqual: return single("\(lhs) IS NOT \(rightSQL)", 1)
         case .less: return single("\(lhs) < \(rightSQL)", 1)
         case .lessOrEqual: return single("\(lhs) <= \(rightSQL)", 1)
         case .greater: return single("\(lhs) > \(rightSQL)", 1)
         case .greaterOrEqual: return single("\(lhs) >= \(rightSQL)", 1)
         case .beginsWith:
-            return single("substr(\(lhs), 1, length(\(rightSQL))) = \(rightSQL)", 2)
+            return single("(length(\(rightSQL)) > 0 AND substr(\(lhs), 1, length(\(rightSQL))) = \(rightSQL))", 3)
         case .endsWith:
             return single(
-                "(length(\(lhs)) >= length(\(rightSQL)) AND substr(\(lhs), length(\(lhs)) - length(\(rightSQL)) + 1) = \(rightSQL))",
-                3
+                "(length(\(rightSQL)) > 0 AND length(\(lhs)) >= length(\(rightSQL)) AND substr(\(lhs), length(\(lhs)) - length(\(rightSQL)) + 1) = \(rightSQL))",
+                4
             )
-        case .contains: return single("instr(\(lhs), \(rightSQL)) > 0", 1)
+        case .contains: return single("(length(\(rightSQL)) > 0 AND instr(\(lhs), \(rightSQL)) > 0)", 2)
         case .like: return single("coexist_like(\(left.sql), \(rightRaw), \(flags))", 1)
         case .matches: return single("coexist_matches(\(left.sql), \(rightRaw), \(flags))", 1)
         case .inCollection, .between:

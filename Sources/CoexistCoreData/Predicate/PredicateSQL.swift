@@ -21,6 +21,13 @@ struct PredicateSQL {
         var aliases: [String: String] = [:]
     }
 
+    /// Where a key path is resolved: an entity, the alias of its row, and the scope that takes its joins.
+    struct Place {
+        var entity: Entity
+        var alias: String
+        var scope: Scope
+    }
+
     /// What a key path denotes.
     enum Resolved {
         case attribute(Fragment, Attribute)
@@ -35,12 +42,15 @@ struct PredicateSQL {
     let model: Model
     let schema: StoreSchema
     let entityName: String
+    /// The store's `Z_UUID`: an object argument of another store matches nothing.
+    let storeIdentifier: String
     var aliasCount = 0
 
-    init(model: Model, schema: StoreSchema, entity: String) {
+    init(model: Model, schema: StoreSchema, entity: String, storeIdentifier: String) {
         self.model = model
         self.schema = schema
         entityName = entity
+        self.storeIdentifier = storeIdentifier
     }
 
     func failure(_ reason: String) -> CoreDataError { .unsupportedPredicate(entity: entityName, reason: reason) }
@@ -70,15 +80,18 @@ struct PredicateSQL {
                 arguments: parts.flatMap(\.arguments)
             )
         case .comparison(let comparison):
-            return try self.comparison(comparison, entity: entity, alias: alias, scope: scope)
+            let place = Place(entity: entity, alias: alias, scope: scope)
+            return try self.comparison(comparison, at: place, rightAt: place)
         }
     }
 
+    /// One comparison: its left key path resolved at `place`, a key path on its right at `rightPlace` (the
+    /// fetched object's, also inside the subquery of an `ANY`: NSPredicate evaluates every key path on
+    /// the object the predicate is evaluated with).
     private mutating func comparison(
         _ comparison: PredicateComparison,
-        entity: Entity,
-        alias: String,
-        scope: Scope
+        at place: Place,
+        rightAt rightPlace: Place
     ) throws(CoreDataError) -> Fragment {
         var comparison = comparison
         // `value op keyPath`: membership (`%@ IN tags`) or a flipped comparison.
@@ -97,23 +110,35 @@ struct PredicateSQL {
         guard case .keyPath(let path) = comparison.left else {
             throw failure("a comparison needs a key path on one side")
         }
-        let resolved = try resolve(path, entity: entity, alias: alias, scope: scope)
+        let resolved = try resolve(path, entity: place.entity, alias: place.alias, scope: place.scope)
         if case .toMany(let relationship, let owner, let ownerAlias, let rest) = resolved {
-            return try toMany(comparison, relationship, owner: owner, ownerAlias: ownerAlias, rest: rest)
+            return try toMany(
+                comparison,
+                relationship,
+                owner: owner,
+                ownerAlias: ownerAlias,
+                rest: rest,
+                rightAt: rightPlace
+            )
         }
         guard comparison.quantifier == .none else {
             throw failure("\(path.joined(separator: ".")) is not a to-many: ANY, ALL and NONE need one")
         }
-        return try scalar(comparison, resolved, entity: entity, alias: alias, scope: scope)
+        return try scalar(comparison, resolved, rightAt: rightPlace)
     }
 
-    /// `ANY/ALL/NONE rel.rest op value`, `rel CONTAINS obj`, `obj IN rel`: a subquery over the destination.
+    /// `ANY/ALL/NONE rel.rest op value`, `rel CONTAINS obj`, `obj IN rel`, `value IN rel.rest`: a subquery
+    /// over the destination. Without a quantifier, `CONTAINS` (and `IN` with the collection on its right)
+    /// asks whether the collection holds the value, so each element is compared with `==`; with `ANY`,
+    /// `ALL` or `NONE` each element is tested with the operator itself (`ANY tags.name CONTAINS 'x'` is a
+    /// substring test per name).
     private mutating func toMany(
         _ comparison: PredicateComparison,
         _ relationship: Relationship,
         owner: Entity,
         ownerAlias: String,
-        rest: [String]
+        rest: [String],
+        rightAt rightPlace: Place
     ) throws(CoreDataError) -> Fragment {
         guard let destination = model.entity(named: relationship.destination) else {
             throw failure("\(relationship.name): destination \(relationship.destination) is not in the model")
@@ -124,8 +149,12 @@ struct PredicateSQL {
         var element = comparison
         element.quantifier = .none
         element.left = .keyPath(rest)
-        if rest.isEmpty, comparison.op == .contains { element.op = .equal }
-        let test = try self.comparison(element, entity: destination, alias: alias, scope: inner)
+        if comparison.quantifier == .none, comparison.op == .contains { element.op = .equal }
+        let test = try self.comparison(
+            element,
+            at: Place(entity: destination, alias: alias, scope: inner),
+            rightAt: rightPlace
+        )
         let source = try subquerySource(relationship, owner: owner, ownerAlias: ownerAlias, alias: alias)
         let joins = inner.joins.map { " " + $0 }.joined()
         let select = "SELECT 1 FROM \(source.sql)\(joins) WHERE \(source.link)"

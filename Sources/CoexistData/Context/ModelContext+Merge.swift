@@ -1,23 +1,19 @@
 import CoexistHistory
 import CoexistModel
 import CoexistSQLite
-import CoexistStore
+public import CoexistStore
 
 /// A persistent identity apps can store and resolve later (SwiftData's `PersistentIdentifier`): the
-/// record's concrete entity and its `id` in the new schema.
-public struct PersistentIdentifier: Sendable, Hashable, Codable, CustomStringConvertible {
-    /// The concrete entity.
-    public var entityName: String
-    /// The identity in the new schema (a lower-case UUID).
-    public var id: String
+/// record's concrete entity and its `id` in the new schema. It is the new store's own reference type, so
+/// an identifier and the store's reference to a row are one value; it is `Codable` (`{"entity", "id"}`).
+public typealias PersistentIdentifier = ObjectRef
 
-    /// An identifier.
-    public init(entityName: String, id: String) {
-        self.entityName = entityName
-        self.id = id
-    }
+extension ObjectRef {
+    /// The concrete entity (SwiftData's `entityName`).
+    public var entityName: String { entity }
 
-    public var description: String { "\(entityName)/\(id)" }
+    /// An identifier of the record `id` of `entityName`.
+    public init(entityName: String, id: String) { self.init(entity: entityName, id: id) }
 }
 
 /// What other writers committed to the new schema since the context last merged, as one history
@@ -42,7 +38,7 @@ public struct ModelRemoteChange: Sendable, Hashable {
 extension ModelContext {
     /// The identifier of a registered record (nil for a record the context does not hold).
     public func persistentIdentifier<Model: PersistentModel>(of record: Model) -> PersistentIdentifier? {
-        registrations[ObjectIdentifier(record)].map { PersistentIdentifier(entityName: $0.ref.entity, id: $0.ref.id) }
+        registrations[ObjectIdentifier(record)]?.ref
     }
 
     /// The record with identifier `identifier`: the one the context holds, else loaded from the store; nil
@@ -53,7 +49,7 @@ extension ModelContext {
     ) throws
         -> Model?
     {
-        try materialize(ObjectRef(entity: identifier.entityName, id: identifier.id), as: type) as? Model
+        try materialize(identifier, as: type) as? Model
     }
 
     /// Brings the records the context holds up to date with what other processes (the Core Data app

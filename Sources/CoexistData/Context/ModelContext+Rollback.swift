@@ -27,8 +27,8 @@ extension ModelContext {
     }
 
     /// Runs `body`, then saves what it changed as one transaction (SwiftData's `transaction(block:)`).
-    /// When `body` or the save throws, every unsaved change of the context is rolled back and the error
-    /// rethrown. Returns the save's history token.
+    /// When `body` or the save throws, nothing was written: every unsaved change of the context is rolled
+    /// back and the error rethrown. A save that committed never throws. Returns the save's history token.
     @discardableResult
     public func transaction(_ body: () throws -> Void) throws -> Int64? {
         do {

@@ -46,8 +46,27 @@ extension ModelContext {
             }
         }
         if let token = result.token { ownTokens.insert(token) }
-        try refreshAfterSave()
+        // Committed: the save has happened and must not throw (a caller would retry it, or a transaction
+        // roll back what the file now holds). When reading the new state fails, every record takes what it
+        // wrote as its saved state; relationships are read again by the next merge or fetch.
+        do {
+            try refreshAfterSave()
+        } catch {
+            settle(live)
+        }
         return result.token
+    }
+
+    /// After a commit whose refresh failed: deleted records leave the context, the others' current state is
+    /// their saved state.
+    private func settle(_ written: [Registration]) {
+        for registration in written {
+            if registration.deleted {
+                unregister(registration)
+            } else if registrations[ObjectIdentifier(registration.object)] != nil {
+                registration.snapshot = currentSnapshot(registration)
+            }
+        }
     }
 
     private func writeRelationships(
