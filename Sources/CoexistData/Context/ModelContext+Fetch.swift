@@ -1,6 +1,6 @@
 import CoexistModel
 import CoexistSQLite
-import CoexistStore
+public import CoexistStore
 import FoundationEssentials
 import FoundationInternationalization
 
@@ -37,6 +37,29 @@ extension ModelContext {
         return result
     }
 
+    /// The identifiers of the records matching `descriptor`, in its order (SwiftData's `fetchIdentifiers`):
+    /// read from SQL alone, without making records, when the predicate and the sort translate exactly;
+    /// records deleted in the context are left out.
+    public func fetchIdentifiers<Model: PersistentModel>(
+        _ descriptor: FetchDescriptor<Model>
+    ) throws -> [PersistentIdentifier] {
+        let plan = try plan(descriptor)
+        guard plan.exact, plan.sortedInSQL || descriptor.sortBy.isEmpty else {
+            return try fetch(descriptor).compactMap { persistentIdentifier(of: $0) }
+        }
+        var identifiers: [PersistentIdentifier] = []
+        try store.connection.forEachRow(plan.sql, plan.arguments) { row in
+            let ref = ObjectRef(entity: row[1].textValue ?? Model.schema.entity, id: row[0].textValue ?? "")
+            if let held = byRef[ref], registrations[held]?.deleted == true { return }
+            identifiers.append(ref)
+        }
+        if !plan.limitedInSQL {
+            identifiers = Array(identifiers.dropFirst(min(descriptor.fetchOffset ?? 0, identifiers.count)))
+            if let limit = descriptor.fetchLimit { identifiers = Array(identifiers.prefix(max(0, limit))) }
+        }
+        return identifiers
+    }
+
     /// The number of records matching `descriptor` (counted in SQL when the predicate translates exactly).
     public func fetchCount<Model: PersistentModel>(_ descriptor: FetchDescriptor<Model>) throws -> Int {
         var all = descriptor
@@ -44,7 +67,7 @@ extension ModelContext {
         all.fetchOffset = nil
         all.sortBy = []
         let plan = try plan(all)
-        guard plan.exact else { return try fetch(descriptor).count }
+        guard plan.exact, !hasPendingDeletes else { return try fetch(descriptor).count }
         let count = Int(
             try store.connection.scalar("SELECT count(*) FROM (\(plan.sql))", plan.arguments).integerValue ?? 0
         )
@@ -86,7 +109,8 @@ extension ModelContext {
         }
         let sortedInSQL = sortable && !terms.isEmpty
         sql += " ORDER BY " + (sortedInSQL ? terms.joined(separator: ", ") + ", " : "") + "t0.rowid"
-        let limitedInSQL = condition.exact && (sortable || descriptor.sortBy.isEmpty)
+        // Records deleted in the context are left out after the query: a limit in SQL would count them.
+        let limitedInSQL = condition.exact && (sortable || descriptor.sortBy.isEmpty) && !hasPendingDeletes
         if limitedInSQL, descriptor.fetchLimit != nil || descriptor.fetchOffset != nil {
             sql += " LIMIT ? OFFSET ?"
             arguments += [
@@ -103,6 +127,9 @@ extension ModelContext {
             limitedInSQL: limitedInSQL
         )
     }
+
+    /// Whether records are deleted in the context and not saved yet.
+    var hasPendingDeletes: Bool { registrations.values.contains(where: \.deleted) }
 
     /// The record object for `ref`: the registered one, or a new one loaded from the database (nil when the
     /// row does not exist).

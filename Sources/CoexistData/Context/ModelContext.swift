@@ -43,6 +43,8 @@ public final class ModelContext {
     public internal(set) var lastMergedToken: Int64 = 0
     /// Tokens of this context's own saves not merged yet: merging skips them.
     var ownTokens: Set<Int64> = []
+    /// Autosave's settings and its loop (``autosaveEnabled``).
+    var autosave = Autosave()
 
     /// A context on `store` whose saves are recorded with `author`.
     public convenience init(_ store: NewStore, author: String? = nil, contextName: String? = nil) throws {
@@ -59,6 +61,8 @@ public final class ModelContext {
                 (try? store.connection.scalar("SELECT max(Z_PK) FROM ATRANSACTION").integerValue ?? 0) ?? 0
         }
     }
+
+    deinit { autosave.loop?.cancel() }
 
     /// The container the context was made from, if any.
     public internal(set) weak var container: ModelContainer?
