@@ -61,14 +61,16 @@ let package = Package(
       dependencies: ["CoexistSQLite", "CoexistModel", "CoexistHistory"],
       swiftSettings: strict
     ),
+    // Following a file's commits (the file itself, or coexistd's socket), for both adapters.
+    .target(name: "CoexistLive", dependencies: ["CoexistSQLite", "CoexistRuntime"], swiftSettings: strict),
     .target(
       name: "CoexistData",
-      dependencies: ["CoexistStore", "CoexistSQLite", "CoexistModel", "CoexistHistory"],
+      dependencies: ["CoexistStore", "CoexistSQLite", "CoexistModel", "CoexistHistory", "CoexistLive"],
       swiftSettings: strict
     ),
     .target(
       name: "CoexistCoreData",
-      dependencies: ["CoexistLegacyStore", "CoexistHistory", "CoexistModel", "CoexistSQLite"],
+      dependencies: ["CoexistLegacyStore", "CoexistHistory", "CoexistModel", "CoexistSQLite", "CoexistLive"],
       swiftSettings: strict
     ),
     .target(
@@ -178,6 +180,11 @@ let package = Package(
       swiftSettings: strict
     ),
     .testTarget(
+      name: "CoexistLiveTests",
+      dependencies: ["CoexistLive", "TestSupport"],
+      swiftSettings: strict
+    ),
+    .testTarget(
       name: "CoexistCoreDataTests",
       dependencies: ["CoexistCoreData", "CoexistLegacyStore", "CoexistSQLite", "TestSupport"],
       swiftSettings: strict
@@ -234,6 +241,12 @@ let package = Package(
       swiftSettings: strict
     ),
     .executableTarget(
+      name: "coexist-data-peer",
+      dependencies: ["CoexistData"],
+      path: "Tests/CoexistDataPeer",
+      swiftSettings: strict
+    ),
+    .executableTarget(
       name: "coexist-test-helper",
       dependencies: [
         "CoexistLegacyStore", "CoexistStore", "CoexistHistory", "CoexistSQLite", "CoexistRuntime",
@@ -248,7 +261,7 @@ let package = Package(
         "CoexistConfiguration", "CoexistCoreData",
         "CoexistDaemon",
         "coexistctl", "coexistd",
-        "coexist-test-helper", "coexist-bench", "coexist-fuzz",
+        "coexist-test-helper", "coexist-bench", "coexist-fuzz", "coexist-data-peer",
       ],
       exclude: ["Python"],
       swiftSettings: strict

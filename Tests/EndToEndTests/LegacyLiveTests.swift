@@ -34,25 +34,29 @@ import Testing
         }
         try context.save()
         #expect(try context.mergeChangesFromStore().isEmpty)  // its own save is not news
-        let watcher = try StoreWatcher(path: path)
-        var commits = watcher.commits.makeAsyncIterator()
+        let remote = try context.remoteChanges(from: .file)
+        let watcher = remote.watcher
+        let deadline = Task {
+            try await Task.sleep(for: .seconds(60))
+            watcher.stop()
+        }
+        defer { deadline.cancel() }
+        var changes = remote.makeAsyncIterator()
         let pk = Int64(held[0].objectID.uriRepresentation().lastPathComponent.dropFirst()) ?? 0
         #expect(held[0].value(forKey: "title") as? String == "Task 0")
 
         let token = try edit(pk, "Edited elsewhere")
-        #expect(try await commits.next() != nil)
-        let changes = try context.mergeChangesFromStore()
-        #expect(changes.map(\.token) == [token])
-        #expect(changes.first?.updated == [held[0].objectID])
-        #expect(changes.first?.author == "other-process")
+        let change = try #require(try await changes.next())
+        #expect(change.token == token)
+        #expect(change.updated == [held[0].objectID])
+        #expect(change.author == "other-process")
         #expect(held[0].value(forKey: "title") as? String == "Edited elsewhere")
 
         // An unsaved local edit is never overwritten: it is reported, and the save meets the merge policy.
         held[1].setValue("Mine", forKey: "title")
         _ = try edit(pk + 1, "Theirs")
-        #expect(try await commits.next() != nil)
-        let conflicting = try context.mergeChangesFromStore()
-        #expect(conflicting.first?.conflicts == [held[1].objectID])
+        let conflicting = try #require(try await changes.next())
+        #expect(conflicting.conflicts == [held[1].objectID])
         #expect(held[1].value(forKey: "title") as? String == "Mine")
         #expect(throws: CoreDataError.self) { try context.save() }
         context.rollback()
@@ -60,11 +64,11 @@ import Testing
         #expect(held[1].value(forKey: "title") as? String == "Theirs")
 
         _ = try edit(pk, "-")
-        #expect(try await commits.next() != nil)
-        let deleted = try context.mergeChangesFromStore()
-        #expect(deleted.first?.deleted == [held[0].objectID])
+        let deleted = try #require(try await changes.next())
+        #expect(deleted.deleted == [held[0].objectID])
         #expect(held[0].isDeleted && held[0].managedObjectContext == nil)
         watcher.stop()
+        #expect(try await changes.next() == nil)
     }
 
     @Test func newSideCommitsArriveThroughCoexistd() throws {

@@ -7,7 +7,7 @@ import CoexistModel
 public struct StoreRemoteChange: Sendable, Hashable {
     /// The history token of the transaction.
     public var token: Int64
-    /// Its author (`coexist-bridge` for what coexistd mirrored from the new schema).
+    /// Its author (coexistd's `author`, `coexistd` by default, for what it mirrored from the new schema).
     public var author: String?
     /// Objects inserted, updated and deleted by it.
     public var inserted: Set<ManagedObjectID> = []

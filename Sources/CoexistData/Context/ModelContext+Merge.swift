@@ -21,7 +21,7 @@ extension ObjectRef {
 public struct ModelRemoteChange: Sendable, Hashable {
     /// The history token.
     public var token: Int64
-    /// The transaction's author (`coexist-bridge` for what coexistd mirrored from the Core Data tables).
+    /// The transaction's author (coexistd's `author`, `coexistd` by default, for what it mirrored from the Core Data tables).
     public var author: String?
     /// Records inserted, updated, deleted.
     public var inserted: Set<PersistentIdentifier> = []

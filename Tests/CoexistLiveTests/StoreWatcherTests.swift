@@ -1,4 +1,4 @@
-import CoexistCoreData
+import CoexistLive
 import Foundation
 import TestSupport
 import Testing

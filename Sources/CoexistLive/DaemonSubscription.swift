@@ -1,0 +1,84 @@
+import CoexistRuntime
+import Foundation
+
+/// One subscription to coexistd's event socket, read by one thread: it reports the token of each
+/// transaction once its last change has arrived.
+final class DaemonSubscription: @unchecked Sendable {
+    /// The fields of a server message this client reads; every other field is ignored.
+    struct Message: Decodable {
+        var type: String
+        var token: Int64?
+        var index: Int?
+        var count: Int?
+        var code: String?
+        var message: String?
+        var cursor: Int64?
+    }
+
+    let socket: String
+    private let client: LineClient
+
+    /// Connects and subscribes from now on, mirrors included; returns once coexistd confirmed.
+    init(socket: String, sides: Set<String>?) throws(LiveError) {
+        self.socket = socket
+        var request = #"{"op":"subscribe","since":"now","mirrors":true"#
+        if let sides {
+            request += #","sides":["# + sides.sorted().map { "\"\($0)\"" }.joined(separator: ",") + "]"
+        }
+        request += "}"
+        do {
+            client = try LineClient(path: socket, timeout: 2)
+            try client.setReadTimeout(seconds: 5)
+            try client.send(request)
+        } catch {
+            throw .daemon(socket: socket, detail: "\(error)")
+        }
+        let reply = try Self.read(client, socket)
+        guard reply?.type == "subscribed" else {
+            throw .daemon(socket: socket, detail: "no subscription: \(reply?.message ?? reply?.type ?? "no reply")")
+        }
+        do {
+            try client.setReadTimeout(seconds: 0.1)
+        } catch {
+            throw .daemon(socket: socket, detail: "\(error)")
+        }
+    }
+
+    /// The next message, nil at the end of the stream; a read that times out is `EAGAIN`.
+    static func read(_ client: LineClient, _ socket: String) throws(LiveError) -> Message? {
+        let line: String?
+        do {
+            line = try client.readLine()
+        } catch {
+            throw .daemon(socket: socket, detail: "\(error)")
+        }
+        guard let line else { return nil }
+        guard let message = try? JSONDecoder().decode(Message.self, from: Data(line.utf8)) else {
+            throw .daemon(socket: socket, detail: "an unreadable message: \(line.prefix(200))")
+        }
+        return message
+    }
+
+    /// The token of the next complete transaction; nil once `isStopped` says so.
+    func nextTransaction(isStopped: () -> Bool) throws(LiveError) -> Int64? {
+        while !isStopped() {
+            let message: Message?
+            do {
+                message = try Self.read(client, socket)
+            } catch .daemon(_, let detail) where detail.contains("EAGAIN") || detail.contains("temporarily") {
+                continue
+            }
+            guard let message else { throw .ended(socket: socket, reason: "the connection closed") }
+            switch message.type {
+            case "event":
+                // One signal per transaction: its last change.
+                if let token = message.token, (message.index ?? 0) + 1 >= (message.count ?? 1) { return token }
+            case "error", "lagged", "shutdown":
+                throw .ended(socket: socket, reason: message.message ?? message.code ?? message.type)
+            default:
+                continue
+            }
+        }
+        return nil
+    }
+}

@@ -1,0 +1,153 @@
+import CoexistCoreData
+import Foundation
+import Synchronization
+import TestSupport
+import Testing
+
+/// A process of the new stack (`coexist-data-peer`, on the SwiftData-shaped adapter) driven line by line.
+final class PeerProcess {
+    let process = Process()
+    private let input = Pipe()
+    /// Complete reply lines not taken yet, and the start of the next one.
+    private final class Lines: Sendable {
+        let state = Mutex<(complete: [String], partial: Data)>(([], Data()))
+    }
+    private let lines = Lines()
+
+    init(_ arguments: [String]) throws {
+        process.executableURL = URL(fileURLWithPath: ProductProcess.productsDirectory + "/coexist-data-peer")
+        process.arguments = arguments
+        process.standardInput = input
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        let lines = self.lines
+        output.fileHandleForReading.readabilityHandler = { handle in
+            let data = handle.availableData
+            lines.state.withLock { state in
+                state.partial.append(data)
+                while let newline = state.partial.firstIndex(of: 0x0A) {
+                    state.complete.append(
+                        String(decoding: state.partial[state.partial.startIndex..<newline], as: UTF8.self)
+                    )
+                    state.partial.removeSubrange(state.partial.startIndex...newline)
+                }
+            }
+        }
+        try process.run()
+    }
+
+    /// Sends `command` and returns its reply line (30 s at most; "" when none came).
+    func ask(_ command: String) -> String {
+        input.fileHandleForWriting.write(Data((command + "\n").utf8))
+        for _ in 0..<3_000 {
+            if let line = lines.state.withLock({ $0.complete.isEmpty ? nil : $0.complete.removeFirst() }) {
+                return line
+            }
+            usleep(10_000)
+        }
+        return ""
+    }
+
+    /// The next remote change the peer merged, decoded.
+    func nextChange() throws -> [String: Any] {
+        let line = ask("next")
+        return try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any] ?? ["reply": line]
+    }
+
+    deinit {
+        if process.isRunning { process.terminate() }
+        process.waitUntilExit()
+    }
+}
+
+/// The acceptance test of live visibility across the two stacks: one process per adapter plus coexistd.
+/// Each holds an object; the other process edits, relates and deletes it; each sees the change without
+/// fetching again, through a notification that names the token of the transaction that brought it.
+@Suite struct AdapterLiveTests {
+    @Test func eachAdapterSeesTheOtherStacksCommitsLive() async throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.file("Two.sqlite")
+        let model = Fixtures.demoModel
+        #expect(try ProductProcess.run("coexistctl", ["create", path, "--model", model]).status == 0)
+        let daemon = try DaemonProcess(database: path, directory: directory, options: ["--model", model])
+        defer { daemon.stop() }
+        _ = try SocketClient(path: daemon.socket)
+
+        let context = try ManagedObjectContext(storeAt: path, modelAt: model)
+        context.transactionAuthor = "old-app"
+        let changes = try context.remoteChanges(from: .coexistd(socket: daemon.socket))
+        let watcher = changes.watcher
+        let deadline = Task {
+            try await Task.sleep(for: .seconds(120))
+            watcher.stop()
+        }
+        defer { deadline.cancel() }
+        var remote = changes.makeAsyncIterator()
+
+        let id = UUID()
+        let task = context.insertNewObject(forEntityName: "Task")
+        task.setValue(id, forKey: "id")
+        task.setValue("Buy milk", forKey: "title")
+        task.setValue(Date(), forKey: "createdAt")
+        let inserted = try #require(try context.save())
+        try Coexistd.waitUntilMirrored(through: inserted, socket: daemon.socket)
+        let peer = try PeerProcess([path, model, daemon.socket])
+        let key = id.uuidString
+        let lower = key.lowercased()
+        #expect(peer.ask("hold \(key)") == "held Buy milk")
+
+        // Core Data edits: the peer's held record shows it, from the bridge's mirror transaction.
+        task.setValue("Buy oat milk", forKey: "title")
+        let edited = try #require(try context.save())
+        var seen = try peer.nextChange()
+        #expect(seen["updated"] as? [String] == [lower])
+        #expect(seen["author"] as? String == "coexistd")
+        #expect((seen["token"] as? Int).map { Int64($0) > edited } == true)
+        #expect(((seen["held"] as? [String: Any])?[key] as? [String: Any])?["title"] as? String == "Buy oat milk")
+
+        // The peer edits: the Core Data object shows it without a fetch.
+        let renamed = Int64(peer.ask("rename \(key) From the new app").split(separator: " ").last ?? "") ?? -1
+        #expect(renamed > 0)
+        var change = try #require(try await remote.next())
+        #expect(change.updated == [task.objectID])
+        #expect(change.author == "coexistd" && change.token > renamed)
+        #expect(task.value(forKey: "title") as? String == "From the new app")
+
+        // Relationships, both ways.
+        let errands = context.insertNewObject(forEntityName: "Category")
+        errands.setValue(UUID(), forKey: "id")
+        errands.setValue("Errands", forKey: "name")
+        task.setValue(errands, forKey: "category")
+        try context.save()
+        seen = try peer.nextChange()
+        #expect(((seen["held"] as? [String: Any])?[key] as? [String: Any])?["category"] as? String == "Errands")
+        #expect(peer.ask("relate \(key) Home").hasPrefix("saved "))
+        change = try #require(try await remote.next())
+        #expect(change.updated.contains(task.objectID))
+        #expect((task.value(forKey: "category") as? ManagedObject)?.value(forKey: "name") as? String == "Home")
+
+        // The peer deletes the object Core Data holds: it leaves the context.
+        #expect(peer.ask("delete \(key)").hasPrefix("saved "))
+        change = try #require(try await remote.next())
+        #expect(change.deleted == [task.objectID])
+        #expect(task.isDeleted && task.managedObjectContext == nil)
+
+        // Core Data deletes an object the peer holds: it leaves the peer's context.
+        let other = UUID()
+        let second = context.insertNewObject(forEntityName: "Task")
+        second.setValue(other, forKey: "id")
+        second.setValue("Second", forKey: "title")
+        second.setValue(Date(), forKey: "createdAt")
+        let secondToken = try #require(try context.save())
+        try Coexistd.waitUntilMirrored(through: secondToken, socket: daemon.socket)
+        #expect(peer.ask("hold \(other.uuidString)") == "held Second")
+        seen = try peer.nextChange()  // the insert's mirror
+        #expect(seen["inserted"] as? [String] == [other.uuidString.lowercased()])
+        context.delete(second)
+        try context.save()
+        seen = try peer.nextChange()
+        #expect(seen["deleted"] as? [String] == [other.uuidString.lowercased()])
+        #expect((seen["held"] as? [String: Any])?[other.uuidString] is NSNull)
+    }
+}
