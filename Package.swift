@@ -68,6 +68,8 @@ let package = Package(
       dependencies: ["CoexistStore", "CoexistSQLite", "CoexistModel", "CoexistHistory", "CoexistLive"],
       swiftSettings: strict
     ),
+    // The demo model's record types on the new side: for the demo, the benchmark and the tests.
+    .target(name: "CoexistDemo", dependencies: ["CoexistData"], swiftSettings: strict),
     .target(
       name: "CoexistCoreData",
       dependencies: ["CoexistLegacyStore", "CoexistHistory", "CoexistModel", "CoexistSQLite", "CoexistLive"],
@@ -226,7 +228,7 @@ let package = Package(
       name: "coexist-bench",
       dependencies: [
         "CoexistLegacyStore", "CoexistStore", "CoexistHistory", "CoexistSQLite", "CoexistModel",
-        "CoexistRuntime",
+        "CoexistRuntime", "CoexistCoreData", "CoexistData", "CoexistDemo",
         "coexistd", "coexistctl", "coexist-test-helper",
       ],
       swiftSettings: strict
@@ -242,7 +244,7 @@ let package = Package(
     ),
     .executableTarget(
       name: "coexist-data-peer",
-      dependencies: ["CoexistData"],
+      dependencies: ["CoexistData", "CoexistDemo"],
       path: "Tests/CoexistDataPeer",
       swiftSettings: strict
     ),

@@ -3,8 +3,9 @@ import CoexistRuntime
 /// Parses the command line, runs the chosen scenarios, prints a table and a one-line JSON summary.
 enum BenchCommand {
     static let usage = """
-        usage: coexist-bench [latency|throughput|write-overhead|fan-out|catch-up|history-list|idle|migrate|all]
-                             [--model PATH] [--count N] [--rate N] [--rows N] [--changes N]
+        usage: coexist-bench [latency|throughput|write-overhead|fan-out|catch-up|history-list|idle|migrate|
+                              adapter-latency|adapter-fetch|all]
+                             [--model PATH] [--count N] [--rate N] [--rows N] [--changes N] [--fetch-rows N]
                              [--subscribers N,N,...] [--event-rate N] [--fanout-seconds N] [--queue-limit N]
                              [--backlog N] [--history N] [--idle-seconds N] [--migrate-rows N]
                coexist-bench crash [--rounds N] [--writes N] [--seed N] [--model PATH | --store PATH]
@@ -30,6 +31,13 @@ enum BenchCommand {
           migrate          coexistctl migrate of a demo store (TaskModel → TaskModel 2) holding --migrate-rows
                            tasks on both sides (default 200000) vs its backup alone (VACUUM INTO) and one
                            INSERT … SELECT of every row it rebuilds (the set-based limit): time and peak RSS
+          adapter-latency  a writer process sets one task's title --count times at --rate per second
+                           (defaults 5000 and 1000); a context of the other process holds the task and
+                           follows the file: commit → the held object shows the title, p50/p99. Without
+                           coexistd (each stack its own writer, through the file) and through coexistd
+                           (the other stack's writer, mirrored, through the socket)
+          adapter-fetch    each adapter's fetch of --fetch-rows tasks (default 10000) with a translated
+                           predicate vs the same query in raw SQL decoding each row, medians and ratio
           all              every scenario above (the default)
           crash            SIGKILLs coexistd --rounds times (default 200) while two random writers make
                            --writes saves each (default 400), then checks that nothing was lost, doubled or
@@ -53,7 +61,7 @@ enum BenchCommand {
                 "model", "count", "rate", "rows", "idle-seconds", "rounds", "writes", "seed", "changes", "backlog",
                 "history",
                 "subscribers", "event-rate", "fanout-seconds", "queue-limit", "minutes", "seconds", "store",
-                "migrate-rows",
+                "migrate-rows", "fetch-rows",
             ]
         )
         if parsed.flag("help") {
@@ -63,6 +71,7 @@ enum BenchCommand {
         let scenario = try parsed.positionals(min: 0, max: 1).first ?? "all"
         let known = [
             "latency", "throughput", "write-overhead", "fan-out", "catch-up", "history-list", "idle", "migrate", "all",
+            "adapter-latency", "adapter-fetch",
             "crash",
             "soak",
         ]
@@ -105,6 +114,18 @@ enum BenchCommand {
                 rate: try number("rate", 1_000)
             )
             report.latency(results)
+        }
+        if scenario == "adapter-latency" || scenario == "all" {
+            report.adapterLatency(
+                try AdapterLatencyScenario.run(
+                    modelPath: model,
+                    count: try number("count", 5_000),
+                    rate: try number("rate", 1_000)
+                )
+            )
+        }
+        if scenario == "adapter-fetch" || scenario == "all" {
+            report.adapterFetch(try AdapterFetchScenario.run(modelPath: model, rows: try number("fetch-rows", 10_000)))
         }
         if scenario == "throughput" || scenario == "all" {
             let changes = try number("changes", 20_000)

@@ -47,6 +47,41 @@ struct Report {
         fields.append("\"latency\":{" + sides.joined(separator: ",") + "}")
     }
 
+    mutating func adapterLatency(_ results: [AdapterLatencyScenario.Result]) {
+        var entries: [String] = []
+        for result in results {
+            rows.append(
+                (
+                    "adapter-latency",
+                    "\(result.label) shows it (n \(result.shown.count))",
+                    Self.distribution(result.shown)
+                )
+            )
+            entries.append(
+                "{\"case\":\"\(result.label)\",\"shown\":\(Self.json(result.shown)),\"missing\":\(result.missing)}"
+            )
+        }
+        fields.append("\"adapterLatency\":[" + entries.joined(separator: ",") + "]")
+    }
+
+    mutating func adapterFetch(_ results: [AdapterFetchScenario.Result]) {
+        var entries: [String] = []
+        for result in results {
+            let ratio = Double(Int(result.ratio * 100)) / 100
+            rows.append(
+                (
+                    "adapter-fetch",
+                    "\(result.side) adapter fetch vs raw SQL + decoding (\(result.rows) rows)",
+                    "median \(Self.micros(result.adapter)) vs \(Self.micros(result.raw)): × \(ratio)"
+                )
+            )
+            entries.append(
+                "\"\(result.side)\":{\"rows\":\(result.rows),\"adapter\":\(result.adapter),\"raw\":\(result.raw),\"ratio\":\(ratio)}"
+            )
+        }
+        fields.append("\"adapterFetch\":{" + entries.joined(separator: ",") + "}")
+    }
+
     mutating func writeOverhead(_ results: [WriteOverheadScenario.Result]) {
         var sides: [String] = []
         for result in results {

@@ -64,7 +64,7 @@ enum Writer {
 }
 
 /// SQLite's auto-checkpoint rule (past 1,000 WAL pages), applied after the commit time was taken.
-private func checkpointLikeAnApp(_ connection: Connection) throws {
+func checkpointLikeAnApp(_ connection: Connection) throws {
     if connection.walFrames >= 1_000 { try connection.checkpoint() }
 }
 

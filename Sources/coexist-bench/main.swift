@@ -24,6 +24,20 @@ do {
         )
         exit(0)
     }
+    if arguments.first == "updater" {
+        guard arguments.count == 7, let count = Int(arguments[3]), let rate = Int(arguments[4]) else {
+            throw BenchError("usage: coexist-bench updater legacy|new STORE COUNT RATE OUT KEY")
+        }
+        try Updater.run(
+            side: arguments[1],
+            path: arguments[2],
+            count: count,
+            rate: rate,
+            output: arguments[5],
+            key: arguments[6]
+        )
+        exit(0)
+    }
     if arguments.first == "subscribers" {
         guard arguments.count == 7, let count = Int(arguments[2]), let expected = Int(arguments[3]),
             let seconds = Int(arguments[6])

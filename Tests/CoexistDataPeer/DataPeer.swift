@@ -1,4 +1,5 @@
 import CoexistData
+import CoexistDemo
 import Foundation
 
 // coexist-data-peer STORE MODEL SOCKET: a process of the new stack for the two-adapter tests. It holds
@@ -11,41 +12,6 @@ import Foundation
 //   next               the next remote change (20 s at most)            → {"token":…,"author":…,"inserted":[ids],
 //                      "updated":[ids],"deleted":[ids],"held":{"id":{"title":…,"category":…}|null}} or none
 
-/// The demo model's Task (V2).
-final class PeerTask: PersistentModel {
-    var id = UUID()
-    var title = ""
-    var isCompleted = false
-    var createdAt = Date()
-    var priority = 0
-    var notes = ""
-    var category: PeerCategory?
-
-    static let schema = RecordSchema<PeerTask>(
-        entity: "Task",
-        [
-            .attribute("id", \.id), .attribute("title", \.title), .attribute("isCompleted", \.isCompleted),
-            .attribute("createdAt", \.createdAt), .attribute("priority", \.priority), .attribute("notes", \.notes),
-            .toOne("category", \.category),
-        ]
-    )
-    required init() {}
-}
-
-/// The demo model's Category (V2).
-final class PeerCategory: PersistentModel {
-    var id = UUID()
-    var name = ""
-    var color = "blue"
-    var tasks: [PeerTask] = []
-
-    static let schema = RecordSchema<PeerCategory>(
-        entity: "Category",
-        [.attribute("id", \.id), .attribute("name", \.name), .attribute("color", \.color), .toMany("tasks", \.tasks)]
-    )
-    required init() {}
-}
-
 struct PeerError: Error, CustomStringConvertible {
     var description: String
 }
@@ -53,7 +19,7 @@ struct PeerError: Error, CustomStringConvertible {
 /// The peer: its context, the remote changes it follows, the tasks it holds.
 @main struct DataPeer {
     let context: ModelContext
-    var held: [String: PeerTask] = [:]
+    var held: [String: DemoTask] = [:]
 
     static func main() async throws {
         let arguments = CommandLine.arguments
@@ -95,7 +61,7 @@ struct PeerError: Error, CustomStringConvertible {
         FileHandle.standardOutput.write(Data((line + "\n").utf8))
     }
 
-    func heldTask(_ id: String) throws -> PeerTask {
+    func heldTask(_ id: String) throws -> DemoTask {
         guard let task = held[id] else { throw PeerError(description: "no task \(id) held") }
         return task
     }
@@ -108,7 +74,7 @@ struct PeerError: Error, CustomStringConvertible {
         switch (words.first, words.count) {
         case ("hold", 2):
             let id = UUID(uuidString: words[1]) ?? UUID()
-            let found = try context.fetch(FetchDescriptor<PeerTask>(predicate: #Predicate { $0.id == id }))
+            let found = try context.fetch(FetchDescriptor<DemoTask>(predicate: #Predicate { $0.id == id }))
             guard let task = found.first else { throw PeerError(description: "no task \(words[1])") }
             held[words[1]] = task
             return "held \(task.title)"
@@ -116,7 +82,7 @@ struct PeerError: Error, CustomStringConvertible {
             try heldTask(words[1]).title = words[2]
             return try saved()
         case ("relate", 3):
-            let category = PeerCategory()
+            let category = DemoCategory()
             category.name = words[2]
             context.insert(category)
             try heldTask(words[1]).category = category

@@ -33,6 +33,16 @@ import Testing
             var lagged: Int
             var stalled: String
         }
+        struct AdapterLatency: Decodable {
+            var shown: Distribution
+            var missing: Int
+        }
+        struct AdapterFetch: Decodable {
+            var rows: Int
+            var ratio: Double
+        }
+        var adapterLatency: [AdapterLatency]?
+        var adapterFetch: [String: AdapterFetch]?
         var fanOut: [String: FanOut]?
         var throughput: [String: Throughput]?
         var catchUp: CatchUp?
@@ -67,6 +77,17 @@ import Testing
             #expect(latency.event.n == 60 && latency.mirror.n == 60)
             #expect(latency.event.p50 > 0 && latency.mirror.p50 >= latency.event.p50)
         }
+    }
+
+    /// The adapter scenarios, small: every update reaches the held object in all four cases, and each
+    /// fetch returns every row (the scenario checks the counts).
+    @Test func adapterScenariosReport() throws {
+        let latency = try #require(try summary(["adapter-latency", "--count", "50", "--rate", "200"]).adapterLatency)
+        #expect(latency.count == 4)
+        #expect(latency.allSatisfy { $0.missing == 0 && $0.shown.n == 50 && $0.shown.p50 > 0 })
+        let fetch = try #require(try summary(["adapter-fetch", "--fetch-rows", "200"]).adapterFetch)
+        #expect(fetch["legacy"]?.rows == 200 && fetch["new"]?.rows == 200)
+        #expect((fetch["legacy"]?.ratio ?? 0) > 0 && (fetch["new"]?.ratio ?? 0) > 0)
     }
 
     /// Fan-out, small: every live subscriber gets every event in order; the stalled one is told it lagged

@@ -1,0 +1,117 @@
+import CoexistCoreData
+import CoexistData
+import CoexistDemo
+import CoexistHistory
+import CoexistLegacyStore
+import CoexistSQLite
+import CoexistStore
+import Foundation
+
+/// *adapter-fetch*: `rows` of twice as many tasks are fetched with a translated predicate (`priority >= 1`),
+/// each adapter's fetch (a new context each round, every title read) side by side with the same query in
+/// raw SQL decoding each row into a Swift struct; medians of the rounds and their ratio.
+enum AdapterFetchScenario {
+    struct Result: Sendable {
+        var side: String
+        var rows: Int
+        var adapter: Int64
+        var raw: Int64
+        var ratio: Double
+    }
+
+    /// One task as raw SQL code would decode it.
+    private struct RawTask {
+        var title: String
+        var notes: String
+        var priority: Int
+        var isCompleted: Bool
+        var createdAt: Date
+        var id: String
+    }
+
+    static func run(modelPath: String, rows: Int, rounds: Int = 7) throws -> [Result] {
+        let (store, legacy, metadata) = try BenchStore.bridged(modelPath: modelPath)
+        defer { store.remove() }
+        _ = try legacy.save(metadata) { save in
+            for index in 0..<(rows * 2) {
+                _ = try save.insert(
+                    "Task",
+                    [
+                        "id": .uuid(BenchStore.randomUUID()), "title": .string("bench \(index)"),
+                        "createdAt": .date(TransactionWriter.now()), "priority": .integer(Int64(index % 2)),
+                    ]
+                )
+            }
+        }
+        try BenchStore.catchUp(store)
+        let connection = legacy.connection
+        var samples: [String: [Int64]] = [:]
+        func timed(_ arm: String, _ body: () throws -> Int) throws {
+            let start = Measure.now()
+            let count = try body()
+            samples[arm, default: []].append(Measure.now() - start)
+            guard count == rows else { throw BenchError("\(arm) fetched \(count) tasks, not \(rows)") }
+        }
+        for _ in 0..<rounds {
+            try timed("legacy-raw") {
+                try rawTasks(
+                    connection,
+                    "SELECT ZTITLE, ZNOTES, ZPRIORITY, ZISCOMPLETED, ZCREATEDAT, ZID FROM ZTASK WHERE ZPRIORITY >= ?"
+                )
+            }
+            try timed("legacy-adapter") {
+                let context = try ManagedObjectContext(storeAt: store.path, modelAt: modelPath, readOnly: true)
+                let request = FetchRequest<ManagedObject>(entityName: "Task")
+                request.predicate = try FetchPredicate(format: "priority >= %@", 1)
+                let tasks = try context.fetch(request)
+                return tasks.filter { $0.value(forKey: "title") is String }.count
+            }
+            try timed("new-raw") {
+                try rawTasks(
+                    connection,
+                    "SELECT title, notes, priority, is_completed, created_at, id FROM task WHERE priority >= ?"
+                )
+            }
+            try timed("new-adapter") {
+                let context = try ModelContext(try NewStore(path: store.path, model: store.model))
+                let tasks = try context.fetch(FetchDescriptor<DemoTask>(predicate: #Predicate { $0.priority >= 1 }))
+                return tasks.filter { !$0.title.isEmpty }.count
+            }
+        }
+        return ["legacy", "new"].map { side in
+            let adapter = Measure.median(samples[side + "-adapter"] ?? [])
+            let raw = Measure.median(samples[side + "-raw"] ?? [])
+            return Result(
+                side: side,
+                rows: rows,
+                adapter: adapter,
+                raw: raw,
+                ratio: Double(adapter) / Double(max(1, raw))
+            )
+        }
+    }
+
+    /// The rows of `sql` (with 1 bound), each decoded into a ``RawTask``: how many.
+    private static func rawTasks(_ connection: Connection, _ sql: String) throws -> Int {
+        var tasks: [RawTask] = []
+        try connection.forEachRow(sql, [.integer(1)]) { row in
+            let id: String =
+                switch row[5] {
+                case .blob(let bytes): UUID(uuid: bytes.withUnsafeBytes { $0.load(as: uuid_t.self) }).uuidString
+                case .text(let text): text
+                default: ""
+                }
+            tasks.append(
+                RawTask(
+                    title: row[0].textValue ?? "",
+                    notes: row[1].textValue ?? "",
+                    priority: Int(row[2].integerValue ?? 0),
+                    isCompleted: row[3].integerValue == 1,
+                    createdAt: Date(timeIntervalSinceReferenceDate: row[4].numericValue ?? 0),
+                    id: id
+                )
+            )
+        }
+        return tasks.filter { !$0.title.isEmpty }.count
+    }
+}
