@@ -1,4 +1,5 @@
 public import Foundation
+import Synchronization
 
 /// The identity of a managed object (`NSManagedObjectID`): its entity and its key in the store, or a
 /// temporary identity until its first save.
@@ -11,8 +12,8 @@ public struct ManagedObjectID: Sendable, Hashable, CustomStringConvertible {
     public let entityName: String
     /// `Z_PK`, nil while temporary.
     let pk: Int64?
-    /// The temporary identity of an object not saved yet.
-    let temporary: UUID?
+    /// The temporary identity of an object not saved yet: its number in this process.
+    let temporary: UInt64?
     /// The store's `Z_UUID`.
     public let storeIdentifier: String
 
@@ -26,26 +27,43 @@ public struct ManagedObjectID: Sendable, Hashable, CustomStringConvertible {
     init(temporaryFor entityName: String, storeIdentifier: String) {
         self.entityName = entityName
         pk = nil
-        temporary = UUID()
+        temporary = temporaryCount.add(1, ordering: .relaxed).newValue
         self.storeIdentifier = storeIdentifier
     }
+
+    /// `t<UUID of this process><number>`, the shape of Core Data's temporary identities: unique without
+    /// asking the kernel for randomness at every new object (Foundation's `UUID()` reads `/dev/urandom`).
+    var temporaryText: String { "t\(temporarySession)\(temporary ?? 0)" }
 
     /// Whether the object has not been saved yet (its identity changes on save).
     public var isTemporaryID: Bool { pk == nil }
 
-    /// `x-coredata://<store>/<Entity>/p<pk>`, or `x-coredata:///<Entity>/t<UUID>` while temporary.
+    /// `x-coredata://<store>/<Entity>/p<pk>`, or `x-coredata:///<Entity>/t<UUID><number>` while temporary.
     public func uriRepresentation() -> URL {
         let text =
             if let pk {
                 "x-coredata://\(storeIdentifier)/\(entityName)/p\(pk)"
             } else {
-                "x-coredata:///\(entityName)/t\(temporary?.uuidString ?? "")"
+                "x-coredata:///\(entityName)/\(temporaryText)"
             }
         // Entity names are model identifiers (letters, digits, `_`): the text is always a valid URL.
         return URL(string: text) ?? URL(fileURLWithPath: "/")
     }
 
+    /// Hashes the key (or the temporary number) and the entity; the store's UUID, the same for every
+    /// identity of a context, only takes part in `==`.
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(pk)
+        hasher.combine(temporary)
+        hasher.combine(entityName)
+    }
+
     public var description: String {
-        pk.map { "\(entityName)/p\($0)" } ?? "\(entityName)/t\(temporary?.uuidString ?? "")"
+        pk.map { "\(entityName)/p\($0)" } ?? "\(entityName)/\(temporaryText)"
     }
 }
+
+/// The UUID every temporary identity of this process starts with.
+private let temporarySession = UUID().uuidString
+/// The last temporary identity's number.
+private let temporaryCount = Atomic<UInt64>(0)

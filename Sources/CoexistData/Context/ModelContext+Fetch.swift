@@ -17,14 +17,16 @@ extension ModelContext {
 
     /// The records matching `descriptor`, in its order.
     public func fetch<Model: PersistentModel>(_ descriptor: FetchDescriptor<Model>) throws -> [Model] {
-        let plan = try plan(descriptor)
-        var refs: [ObjectRef] = []
+        let plan = try plan(descriptor, everyColumn: true)
+        // Each row's values come with it: records are made after the query, without a query each.
+        var rows: [(ref: ObjectRef, values: [String: AttributeValue]?)] = []
         try store.connection.forEachRow(plan.sql, plan.arguments) { row in
-            refs.append(ObjectRef(entity: row[1].textValue ?? Model.schema.entity, id: row[0].textValue ?? ""))
+            let ref = ObjectRef(entity: row[1].textValue ?? Model.schema.entity, id: row[0].textValue ?? "")
+            rows.append((ref, byRef[ref] == nil ? try store.values(of: ref, in: row) : nil))
         }
         var result: [Model] = []
-        for ref in refs {
-            guard let record = try materialize(ref, as: Model.self) as? Model else { continue }
+        for (ref, values) in rows {
+            guard let record = try materialize(ref, as: Model.self, values: values) as? Model else { continue }
             if registrations[ObjectIdentifier(record)]?.deleted == true { continue }
             if !plan.exact, let filter = descriptor.combined, try !filter.evaluate(record) { continue }
             result.append(record)
@@ -75,7 +77,11 @@ extension ModelContext {
         return descriptor.fetchLimit.map { min(max(0, $0), afterOffset) } ?? afterOffset
     }
 
-    func plan<Model: PersistentModel>(_ descriptor: FetchDescriptor<Model>) throws -> FetchPlan {
+    /// How `descriptor` runs; `everyColumn` selects every column of the table after `id` and `kind`.
+    func plan<Model: PersistentModel>(
+        _ descriptor: FetchDescriptor<Model>,
+        everyColumn: Bool = false
+    ) throws -> FetchPlan {
         let schema = Model.erasedSchema
         guard let mapping = store.schema.entities[schema.entity], let entity = store.model.entity(named: schema.entity)
         else {
@@ -86,7 +92,7 @@ extension ModelContext {
             descriptor.combined.map { translator.condition($0) }
             ?? SQLFragment(sql: "1", arguments: [], exact: true, kind: .condition)
         var sql =
-            "SELECT t0.\"id\", \(mapping.hasKindColumn ? "t0.\"kind\"" : "NULL") FROM \(SQLIdentifier.quoted(mapping.table)) t0 WHERE "
+            "SELECT t0.\"id\", \(mapping.hasKindColumn ? "t0.\"kind\"" : "NULL")\(everyColumn ? ", t0.*" : "") FROM \(SQLIdentifier.quoted(mapping.table)) t0 WHERE "
         var arguments: [SQLiteValue] = []
         if mapping.hasKindColumn {
             let kinds = store.model.hierarchy(from: entity).map(\.name)
@@ -133,9 +139,15 @@ extension ModelContext {
 
     /// The record object for `ref`: the registered one, or a new one loaded from the database (nil when the
     /// row does not exist).
-    func materialize(_ ref: ObjectRef, as type: (any PersistentModel.Type)?) throws -> AnyObject? {
+    func materialize(
+        _ ref: ObjectRef,
+        as type: (any PersistentModel.Type)?,
+        values known: [String: AttributeValue]? = nil
+    ) throws -> AnyObject? {
         if let known = byRef[ref], let registration = registrations[known] { return registration.object }
-        guard let schema = type?.erasedSchema ?? nil, let values = try store.values(of: ref) else { return nil }
+        guard let schema = type?.erasedSchema ?? nil, let values = try known ?? store.values(of: ref) else {
+            return nil
+        }
         let object = schema.make()
         for (name, write) in schema.writeAttribute {
             guard write(object, values[name] ?? .null) else {

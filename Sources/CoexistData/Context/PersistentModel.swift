@@ -1,5 +1,6 @@
 import CoexistModel
 import CoexistStore
+import Synchronization
 
 /// A record type of the new schema: a class with one Swift property per model property it uses, and a
 /// ``RecordSchema`` that maps each Swift key path to the model's property name.
@@ -30,9 +31,19 @@ extension PersistentModel {
     public static func == (lhs: Self, rhs: Self) -> Bool { lhs === rhs }
     public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
 
-    /// The schema without its root type, for code that handles records of any type.
-    static var erasedSchema: ErasedSchema { ErasedSchema(schema) }
+    /// The schema without its root type, for code that handles records of any type: built once per type
+    /// (from ``schema``, read then) and kept.
+    static var erasedSchema: ErasedSchema {
+        let key = ObjectIdentifier(Self.self)
+        if let known = erasedSchemas.withLock({ $0[key] }) { return known }
+        let built = ErasedSchema(schema)
+        erasedSchemas.withLock { $0[key] = built }
+        return built
+    }
 }
+
+/// Erased schemas by record type: each is built once, not at every record a fetch makes.
+private let erasedSchemas = Mutex<[ObjectIdentifier: ErasedSchema]>([:])
 
 /// The mapping of a record type: its entity and properties.
 public struct RecordSchema<Root: PersistentModel>: @unchecked Sendable {
@@ -119,7 +130,8 @@ public struct RecordProperty<Root: PersistentModel>: @unchecked Sendable {
 enum PropertyKind { case attribute, toOne, toMany }
 
 /// A record schema with its root type erased, for code that handles records of any type.
-struct ErasedSchema {
+/// A record type's schema without the type: immutable once built (closures over key paths), so shared.
+struct ErasedSchema: @unchecked Sendable {
     let entity: String
     let keyPaths: [AnyKeyPath: String]
     let kinds: [String: PropertyKind]

@@ -12,6 +12,16 @@ struct RowDecoder {
     let columns: [String]
     let positions: [String: Int]
     let numbers: [Int: EntityMapping]
+    /// What each entity's rows decode, by `Z_ENT`: worked out once, not at every row.
+    let plans: [Int: EntityPlan]
+
+    /// The columns one entity's rows decode: each stored attribute's position, each to-one's key (and
+    /// entity number) positions.
+    struct EntityPlan {
+        var entity: Entity
+        var attributes: [(attribute: Attribute, column: String, position: Int)]
+        var toOnes: [(relationship: Relationship, position: Int, entityPosition: Int?, destinationTable: String)]
+    }
 
     init(store: LegacyStore, model: Model, schema: StoreSchema, table: String) throws(LegacyStoreError) {
         guard let columns = store.tables[table] else {
@@ -28,6 +38,30 @@ struct RowDecoder {
         var numbers: [Int: EntityMapping] = [:]
         for mapping in schema.entities.values where mapping.table == table { numbers[mapping.number] = mapping }
         self.numbers = numbers
+        var plans: [Int: EntityPlan] = [:]
+        for (number, mapping) in numbers {
+            guard let entity = model.entity(named: mapping.name) else { continue }
+            var plan = EntityPlan(entity: entity, attributes: [], toOnes: [])
+            for attribute in model.allAttributes(of: entity) where !attribute.isTransient {
+                guard case .attribute(let column) = mapping.properties[attribute.name], let position = positions[column]
+                else { continue }
+                plan.attributes.append((attribute, column, position))
+            }
+            for relationship in model.allRelationships(of: entity)
+            where !relationship.isToMany && !relationship.isTransient {
+                guard case .toOne(let column, let entityColumn, _) = mapping.properties[relationship.name],
+                    let position = positions[column]
+                else { continue }
+                plan.toOnes.append(
+                    (
+                        relationship, position, entityColumn.flatMap { positions[$0] },
+                        schema.entities[relationship.destination]?.table ?? ""
+                    )
+                )
+            }
+            plans[number] = plan
+        }
+        self.plans = plans
         selectList = columns.map(SQLIdentifier.quoted).joined(separator: ", ")
         qualifiedSelectList = columns.map { "t0." + SQLIdentifier.quoted($0) }.joined(separator: ", ")
         selectByKey = "SELECT \(selectList) FROM \(SQLIdentifier.quoted(table)) WHERE Z_PK = ?"
@@ -43,19 +77,17 @@ struct RowDecoder {
     func decode(_ row: Row) throws(LegacyStoreError) -> LegacyObject {
         let pk = row[positions["Z_PK"] ?? 0].integerValue ?? 0
         let number = positions["Z_ENT"].flatMap { row[$0].integerValue }
-        guard let number, let mapping = numbers[Int(number)], let entity = model.entity(named: mapping.name) else {
+        guard let number, let plan = plans[Int(number)] else {
             throw .invalidData(
                 path: store.path,
                 detail:
                     "\(table) row Z_PK=\(pk): Z_ENT \(number.map(String.init) ?? "NULL") is not an entity of the model"
             )
         }
+        let entity = plan.entity
         var attributes: [String: AttributeValue] = [:]
-        for attribute in model.allAttributes(of: entity) where !attribute.isTransient {
-            guard case .attribute(let column) = mapping.properties[attribute.name], let position = positions[column]
-            else {
-                continue
-            }
+        attributes.reserveCapacity(plan.attributes.count)
+        for (attribute, column, position) in plan.attributes {
             do {
                 attributes[attribute.name] = try AttributeCodec.decode(row[position], as: attribute)
             } catch {
@@ -66,13 +98,9 @@ struct RowDecoder {
             }
         }
         var toOne: [String: ObjectID] = [:]
-        for relationship in model.allRelationships(of: entity) where !relationship.isToMany && !relationship.isTransient
-        {
-            guard case .toOne(let column, let entityColumn, _) = mapping.properties[relationship.name],
-                let position = positions[column], let key = row[position].integerValue
-            else { continue }
-            if let entityColumn, let entityPosition = positions[entityColumn] {
-                let destinationTable = schema.entities[relationship.destination]?.table ?? ""
+        for (relationship, position, entityPosition, destinationTable) in plan.toOnes {
+            guard let key = row[position].integerValue else { continue }
+            if let entityPosition {
                 toOne[relationship.name] = try store.objectID(
                     pk: key,
                     entityNumber: row[entityPosition].integerValue,

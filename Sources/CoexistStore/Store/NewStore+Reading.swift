@@ -1,5 +1,5 @@
 public import CoexistModel
-import CoexistSQLite
+public import CoexistSQLite
 
 /// Reading rows and relationships of the new schema.
 extension NewStore {
@@ -18,6 +18,18 @@ extension NewStore {
             found = try decodeAttributes(columns, entity: entity, mapping: mapping, ref: ref)
         }
         return found
+    }
+
+    /// The attribute values of `ref` from a row that selected every column of its entity's table (`t0.*`),
+    /// named as the table names them: what ``values(of:)`` reads, without a query of its own.
+    public func values(of ref: ObjectRef, in row: Row) throws -> [String: AttributeValue] {
+        guard let entity = model.entity(named: ref.entity), let mapping = schema.entities[ref.entity] else {
+            throw StoreError.mismatch(path: path, detail: "no entity named \(ref.entity)")
+        }
+        var columns: [String: SQLiteValue] = [:]
+        columns.reserveCapacity(row.count)
+        for index in 0..<row.count { columns[row.name(index)] = row[index] }
+        return try decodeAttributes(columns, entity: entity, mapping: mapping, ref: ref)
     }
 
     func decodeAttributes(
