@@ -19,14 +19,14 @@ extension ModelContext {
     public func fetch<Model: PersistentModel>(_ descriptor: FetchDescriptor<Model>) throws -> [Model] {
         let plan = try plan(descriptor, everyColumn: true)
         // Each row's values come with it: records are made after the query, without a query each.
-        var rows: [(ref: ObjectRef, values: [String: AttributeValue]?)] = []
+        var rows: [(ref: ObjectRef, values: StoredValues?)] = []
         try store.connection.forEachRow(plan.sql, plan.arguments) { row in
             let ref = ObjectRef(entity: row[1].textValue ?? Model.schema.entity, id: row[0].textValue ?? "")
             rows.append((ref, byRef[ref] == nil ? try store.values(of: ref, in: row) : nil))
         }
         var result: [Model] = []
         for (ref, values) in rows {
-            guard let record = try materialize(ref, as: Model.self, values: values) as? Model else { continue }
+            guard let record = try materialize(ref, as: Model.self, stored: values) as? Model else { continue }
             if registrations[ObjectIdentifier(record)]?.deleted == true { continue }
             if !plan.exact, let filter = descriptor.combined, try !filter.evaluate(record) { continue }
             result.append(record)
@@ -137,15 +137,19 @@ extension ModelContext {
     /// Whether records are deleted in the context and not saved yet.
     var hasPendingDeletes: Bool { registrations.values.contains(where: \.deleted) }
 
+    /// A row's attribute values and the to-ones it answers, read with the fetch's own query.
+    typealias StoredValues = (attributes: [String: AttributeValue], toOnes: [String: [ObjectRef]])
+
     /// The record object for `ref`: the registered one, or a new one loaded from the database (nil when the
-    /// row does not exist).
+    /// row does not exist); `stored`, what the fetch read of the row already.
     func materialize(
         _ ref: ObjectRef,
         as type: (any PersistentModel.Type)?,
-        values known: [String: AttributeValue]? = nil
+        stored: StoredValues? = nil
     ) throws -> AnyObject? {
         if let known = byRef[ref], let registration = registrations[known] { return registration.object }
-        guard let schema = type?.erasedSchema ?? nil, let values = try known ?? store.values(of: ref) else {
+        guard let schema = type?.erasedSchema ?? nil, let values = try stored?.attributes ?? store.values(of: ref)
+        else {
             return nil
         }
         let object = schema.make()
@@ -161,7 +165,7 @@ extension ModelContext {
         registrations[ObjectIdentifier(object)] = registration
         byRef[ref] = ObjectIdentifier(object)
         insertionOrder.append(ObjectIdentifier(object))
-        try reload(registration)
+        try reload(registration, toOnes: stored?.toOnes ?? [:])
         return object
     }
 }

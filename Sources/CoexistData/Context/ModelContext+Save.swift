@@ -134,13 +134,21 @@ extension ModelContext {
         store.model.entity(named: entity).map { store.model.root(of: $0).name } ?? entity
     }
 
-    /// Loads relationships from the database into the record, and snapshots it.
-    func reload(_ registration: Registration) throws {
+    /// Loads relationships from the database into the record (those in `toOnes`, read already with the
+    /// record's row, without a query), and snapshots it.
+    func reload(_ registration: Registration, toOnes: [String: [ObjectRef]] = [:]) throws {
         var relationships: [String: [ObjectRef]] = [:]
         for (name, write) in registration.schema.writeObjects {
+            let destination = registration.schema.destinations[name]
+            if let known = toOnes[name] {
+                // Read from the row's key without a join: only a target that exists counts.
+                let found = try known.compactMap { ref in try materialize(ref, as: destination).map { (ref, $0) } }
+                relationships[name] = found.map(\.0)
+                write(registration.object, found.map(\.1))
+                continue
+            }
             let refs = try store.related(registration.ref, name)
             relationships[name] = refs
-            let destination = registration.schema.destinations[name]
             write(registration.object, try refs.compactMap { try materialize($0, as: destination) })
         }
         var attributes: [String: AttributeValue] = [:]

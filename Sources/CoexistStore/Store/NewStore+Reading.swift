@@ -20,16 +20,52 @@ extension NewStore {
         return found
     }
 
+    /// What a row of one entity decodes: each stored attribute's column, and the to-ones whose targets the
+    /// row alone names (a NULL key, or a destination table without a `kind` column).
+    struct ReadPlan {
+        var attributes: [(name: String, attribute: Attribute, column: String)] = []
+        var toOnes: [(name: String, column: String, destination: String)] = []
+    }
+
+    /// The read plan of `entity`, made once.
+    func readPlan(_ entity: Entity, _ mapping: NewSchema.EntityMapping) -> ReadPlan {
+        if let known = readPlans[entity.name] { return known }
+        var plan = ReadPlan()
+        for attribute in model.allAttributes(of: entity) where !attribute.isTransient {
+            switch mapping.properties[attribute.name] {
+            case .column(let column, _): plan.attributes.append((attribute.name, attribute, column))
+            case .identity: plan.attributes.append((attribute.name, attribute, "id"))
+            default: continue
+            }
+        }
+        for relationship in model.allRelationships(of: entity) where !relationship.isToMany {
+            guard case .toOne(let column, _)? = mapping.properties[relationship.name],
+                schema.entities[relationship.destination]?.hasKindColumn == false
+            else { continue }
+            plan.toOnes.append((relationship.name, column, relationship.destination))
+        }
+        readPlans[entity.name] = plan
+        return plan
+    }
+
     /// The attribute values of `ref` from a row that selected every column of its entity's table (`t0.*`),
-    /// named as the table names them: what ``values(of:)`` reads, without a query of its own.
-    public func values(of ref: ObjectRef, in row: Row) throws -> [String: AttributeValue] {
+    /// named as the table names them, and the to-ones the row alone answers (as ``related(_:_:)`` would):
+    /// what those reads give, without a query of their own.
+    public func values(
+        of ref: ObjectRef,
+        in row: Row
+    ) throws -> (attributes: [String: AttributeValue], toOnes: [String: [ObjectRef]]) {
         guard let entity = model.entity(named: ref.entity), let mapping = schema.entities[ref.entity] else {
             throw StoreError.mismatch(path: path, detail: "no entity named \(ref.entity)")
         }
         var columns: [String: SQLiteValue] = [:]
         columns.reserveCapacity(row.count)
         for index in 0..<row.count { columns[row.name(index)] = row[index] }
-        return try decodeAttributes(columns, entity: entity, mapping: mapping, ref: ref)
+        var toOnes: [String: [ObjectRef]] = [:]
+        for (name, column, destination) in readPlan(entity, mapping).toOnes {
+            toOnes[name] = columns[column]?.textValue.map { [ObjectRef(entity: destination, id: $0)] } ?? []
+        }
+        return (try decodeAttributes(columns, entity: entity, mapping: mapping, ref: ref), toOnes)
     }
 
     func decodeAttributes(
@@ -38,16 +74,12 @@ extension NewStore {
         mapping: NewSchema.EntityMapping,
         ref: ObjectRef
     ) throws -> [String: AttributeValue] {
+        let plan = readPlan(entity, mapping)
         var values: [String: AttributeValue] = [:]
-        for attribute in model.allAttributes(of: entity) where !attribute.isTransient {
-            let stored: SQLiteValue
-            switch mapping.properties[attribute.name] {
-            case .column(let column, _): stored = columns[column] ?? .null
-            case .identity: stored = columns["id"] ?? .null
-            default: continue
-            }
+        values.reserveCapacity(plan.attributes.count)
+        for (name, attribute, column) in plan.attributes {
             do {
-                values[attribute.name] = try NewValueCodec.decode(stored, as: attribute)
+                values[name] = try NewValueCodec.decode(columns[column] ?? .null, as: attribute)
             } catch {
                 throw StoreError.invalidData(path: path, detail: "\(mapping.table) row \(ref.id): \(error)")
             }

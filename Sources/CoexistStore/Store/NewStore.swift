@@ -16,6 +16,8 @@ public final class NewStore {
     public let schema: NewSchema
     /// `INSERT` statements by entity name (the schema never changes under a store).
     var insertStatements: [String: String] = [:]
+    /// What a row of each entity decodes (``ReadPlan``), by entity name, worked out on first use.
+    var readPlans: [String: ReadPlan] = [:]
     /// The model.
     public var model: Model { schema.model }
 
