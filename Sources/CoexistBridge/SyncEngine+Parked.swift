@@ -1,6 +1,6 @@
 import CoexistHistory
 import CoexistLegacyStore
-public import CoexistSQLite
+import CoexistSQLite
 import CoexistStore
 
 extension SyncEngine {
@@ -56,19 +56,6 @@ extension SyncEngine {
             try retryParkedObjects(limit: limit, into: &result)
             return result
         }
-    }
-
-    /// The highest token the history may be pruned through as far as the bridge is concerned: its cursor,
-    /// but never a parked transaction (retrying it reads it from the history); nil for a file the bridge
-    /// never ran on.
-    public static func pruneBound(_ connection: Connection) throws -> Int64? {
-        guard try connection.tableExists("coexist_bridge"),
-            let cursor = try connection.scalar("SELECT cursor FROM coexist_bridge WHERE id = 1").integerValue
-        else { return nil }
-        guard try connection.tableExists("coexist_parked"),
-            let parked = try connection.scalar("SELECT min(token) FROM coexist_parked").integerValue
-        else { return cursor }
-        return min(cursor, parked - 1)
     }
 
     /// The oldest parked item (transaction or object), described for `status`; nil when nothing is parked.

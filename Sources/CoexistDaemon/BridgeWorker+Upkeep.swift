@@ -81,7 +81,7 @@ extension BridgeWorker {
         logger: Logger,
         pending: Int64? = nil
     ) throws {
-        guard settings.historyRetention > 0, let cursor = try SyncEngine.pruneBound(connection) else { return }
+        guard settings.historyRetention > 0, let cursor = try HistoryHolds.bridge(connection) else { return }
         let now = TransactionWriter.now()
         let activeSince = settings.consumerExpiry > 0 ? now - Double(settings.consumerExpiry) / 1e9 : nil
         try ConsumerTable.create(connection)

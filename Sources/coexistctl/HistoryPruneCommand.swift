@@ -107,7 +107,7 @@ struct HistoryPruneCommand {
 
     private func plan(_ connection: Connection) throws -> Plan {
         let bridged = try connection.tableExists("coexist_bridge")
-        let bridge = try SyncEngine.pruneBound(connection)
+        let bridge = try HistoryHolds.bridge(connection)
         // The last token asked for: with a time, the newest transaction saved before it.
         let wanted =
             try requestedTime.map {

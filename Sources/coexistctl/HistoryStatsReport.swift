@@ -25,7 +25,7 @@ struct HistoryStatsReport: Encodable {
         self.store = store.path
         let names = Dictionary(store.primaryKeys.map { ($0.number, $0.name) }, uniquingKeysWith: { first, _ in first })
         history = try HistoryStatistics(store.connection, names: names, days: days)
-        bridge = try SyncEngine.pruneBound(store.connection)
+        bridge = try HistoryHolds.bridge(store.connection)
         consumers = try ConsumerTable.list(store.connection)
         let marks = consumers.map(\.acked) + (bridge.map { [$0] } ?? [])
         // A mark is the last token handled: the next one is still needed.

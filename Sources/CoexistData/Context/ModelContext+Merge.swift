@@ -114,7 +114,7 @@ extension ModelContext {
 }
 
 /// The new side reads only its own changes; Core Data rows are never decoded here.
-private struct NoLegacyDecoding: LegacyChangeDecoding {
+struct NoLegacyDecoding: LegacyChangeDecoding {
     func decode(
         token: Int64,
         entityNumber: Int,
