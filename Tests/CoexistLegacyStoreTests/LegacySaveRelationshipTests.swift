@@ -160,6 +160,32 @@ import Testing
         #expect(try store.object(shelf)?.version == 2)
     }
 
+    /// Failed operations late in a large save undo exactly what they changed: a cascade that removed
+    /// objects inserted earlier in the save, a version read, a bump. The save then writes what succeeded.
+    @Test func failuresLateInALargeSaveUndoOnlyThemselves() throws {
+        let directory = try TemporaryDirectory()
+        let store = try LibraryModel.createStore(in: directory)
+        var shelf = ObjectID(entity: "Shelf", pk: 0)
+        try store.save(author) { save in shelf = try save.insert("Shelf", ["label": .string("A")]) }
+        var kept: [ObjectID] = []
+        let result = try store.save(author) { save in
+            for index in 0..<2_000 { kept.append(try save.insert("Book", ["title": .string("b\(index)")])) }
+            let book = try save.insert("Book", ["title": .string("on the shelf")])
+            try save.add(shelf, to: "books", [book])
+            // Deny: the shelf holds a book; nothing of the attempt stays.
+            #expect(throws: LegacyStoreError.self) { try save.delete(shelf) }
+            #expect(throws: LegacyStoreError.self) { try save.update(shelf, ["nothing": .string("x")]) }
+            try save.remove(shelf, from: "books", [book])
+            try save.delete(book)
+            try save.update(shelf, ["label": .string("B")])
+        }
+        #expect(result.changes.filter { $0.type == .insert }.count == 2_000)
+        #expect(result.changes.filter { $0.type == .update }.map(\.objectPK) == [shelf.pk])
+        #expect(try store.objects(of: "Book").count == 2_000)
+        #expect(try store.object(shelf)?.attributes["label"] == .string("B"))
+        #expect(try store.object(shelf)?.version == 2)
+    }
+
     @Test func aSaveCannotBeUsedAfterItsClosure() throws {
         let directory = try TemporaryDirectory()
         let store = try LibraryModel.createStore(in: directory)

@@ -95,12 +95,12 @@ extension LegacySave {
             }
         }
         try connection.run("DELETE FROM \(SQLIdentifier.quoted(mapping.table)) WHERE Z_PK = ?", [.integer(id.pk)])
-        deleted.insert(id)
-        versions[id] = nil
-        bumped.remove(id)
+        setDeleted(id)
+        setVersion(id, nil)
+        setBumped(id, false)
         if pending[id]?.type == .insert {
-            pending[id] = nil
-            order.removeAll { $0 == id }
+            setPending(id, nil)
+            removeFromOrder(id)
         } else {
             record(id, Pending(type: .delete, tombstone: tombstone, tombstoneValues: tombstoneValues))
         }

@@ -29,6 +29,8 @@ public final class LegacySave {
     var versions: [ObjectID: Int64] = [:]
     var deleted: Set<ObjectID> = []
     var depth = 0
+    /// What the running operation changed, to undo it if it fails (``atomically(_:)``).
+    var journal: Journal?
     var finished = false
     /// Whether a non-optional attribute must have a value (true). The bridge turns this off: it copies
     /// what the other side holds, and real Core Data stores do hold NULL in non-optional columns.
@@ -132,8 +134,8 @@ public final class LegacySave {
         )
         try connection.run(sql, arguments)
         record(id, Pending(type: .insert))
-        bumped.insert(id)
-        versions[id] = 1
+        setBumped(id, true)
+        setVersion(id, 1)
         return id
     }
 
@@ -234,7 +236,7 @@ public final class LegacySave {
             )
         }
         let stored = row[0].integerValue ?? 0
-        versions[id] = stored
+        setVersion(id, stored)
         if let expected, stored != expected {
             throw LegacyStoreError.conflict(path: store.path, object: id.description, expected: expected, found: stored)
         }
@@ -249,7 +251,7 @@ public final class LegacySave {
                 "UPDATE \(SQLIdentifier.quoted(mapping.table)) SET Z_OPT = coalesce(Z_OPT, 0) + 1 WHERE Z_PK = ?",
                 [.integer(id.pk)]
             )
-            bumped.insert(id)
+            setBumped(id, true)
         }
         var entry = pending[id] ?? Pending(type: .update)
         if !entry.properties.contains(property) { entry.properties.append(property) }
@@ -258,7 +260,7 @@ public final class LegacySave {
 
     func record(_ id: ObjectID, _ entry: Pending) {
         if pending[id] == nil { order.append(id) }
-        pending[id] = entry
+        setPending(id, entry)
     }
 
     func encode(_ value: AttributeValue, _ attribute: Attribute, _ id: ObjectID) throws -> SQLiteValue {
