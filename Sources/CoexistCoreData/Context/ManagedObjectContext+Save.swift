@@ -119,7 +119,7 @@ extension ManagedObjectContext {
         }
     }
 
-    private var processName: String {
+    var processName: String {
         CommandLine.arguments.first.map { String($0.split(separator: "/").last ?? "") } ?? ""
     }
 
