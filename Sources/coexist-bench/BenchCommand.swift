@@ -4,8 +4,9 @@ import CoexistRuntime
 enum BenchCommand {
     static let usage = """
         usage: coexist-bench [latency|throughput|write-overhead|fan-out|catch-up|history-list|idle|migrate|
-                              adapter-latency|adapter-fetch|all]
+                              adapter-latency|adapter-fetch|adapter-enumerate|all]
                              [--model PATH] [--count N] [--rate N] [--rows N] [--changes N] [--fetch-rows N]
+                             [--enumerate-rows N]
                              [--subscribers N,N,...] [--event-rate N] [--fanout-seconds N] [--queue-limit N]
                              [--backlog N] [--history N] [--idle-seconds N] [--migrate-rows N]
                coexist-bench crash [--rounds N] [--writes N] [--seed N] [--model PATH | --store PATH]
@@ -38,6 +39,8 @@ enum BenchCommand {
                            (the other stack's writer, mirrored, through the socket)
           adapter-fetch    each adapter's fetch of --fetch-rows tasks (default 10000) with a translated
                            predicate vs the same query in raw SQL decoding each row, medians and ratio
+          adapter-enumerate  a process enumerates --enumerate-rows tasks (default 1000000) of the new schema
+                           with enumerate(batchSize: 1000), and a tenth of them: time and peak RSS (flat)
           all              every scenario above (the default)
           crash            SIGKILLs coexistd --rounds times (default 200) while two random writers make
                            --writes saves each (default 400), then checks that nothing was lost, doubled or
@@ -61,7 +64,7 @@ enum BenchCommand {
                 "model", "count", "rate", "rows", "idle-seconds", "rounds", "writes", "seed", "changes", "backlog",
                 "history",
                 "subscribers", "event-rate", "fanout-seconds", "queue-limit", "minutes", "seconds", "store",
-                "migrate-rows", "fetch-rows",
+                "migrate-rows", "fetch-rows", "enumerate-rows",
             ]
         )
         if parsed.flag("help") {
@@ -71,7 +74,7 @@ enum BenchCommand {
         let scenario = try parsed.positionals(min: 0, max: 1).first ?? "all"
         let known = [
             "latency", "throughput", "write-overhead", "fan-out", "catch-up", "history-list", "idle", "migrate", "all",
-            "adapter-latency", "adapter-fetch",
+            "adapter-latency", "adapter-fetch", "adapter-enumerate",
             "crash",
             "soak",
         ]
@@ -126,6 +129,15 @@ enum BenchCommand {
         }
         if scenario == "adapter-fetch" || scenario == "all" {
             report.adapterFetch(try AdapterFetchScenario.run(modelPath: model, rows: try number("fetch-rows", 10_000)))
+        }
+        if scenario == "adapter-enumerate" || scenario == "all" {
+            report.adapterEnumerate(
+                try AdapterEnumerateScenario.run(
+                    modelPath: model,
+                    rows: try number("enumerate-rows", 1_000_000),
+                    batchSize: 1_000
+                )
+            )
         }
         if scenario == "throughput" || scenario == "all" {
             let changes = try number("changes", 20_000)

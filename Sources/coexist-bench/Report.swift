@@ -178,6 +178,21 @@ struct Report {
         )
     }
 
+    mutating func adapterEnumerate(_ points: [AdapterEnumerateScenario.Point]) {
+        for point in points {
+            rows.append(
+                (
+                    "adapter-enumerate", "enumerate(batchSize:) of \(point.rows) tasks (SwiftData side)",
+                    "\(Double(Int(point.seconds * 10)) / 10) s, peak RSS \(point.peakKilobytes / 1024) MiB"
+                )
+            )
+        }
+        let entries = points.map {
+            "{\"rows\":\($0.rows),\"seconds\":\(Double(Int($0.seconds * 10)) / 10),\"peakRSSKilobytes\":\($0.peakKilobytes)}"
+        }
+        fields.append("\"adapterEnumerate\":[" + entries.joined(separator: ",") + "]")
+    }
+
     mutating func historyList(_ points: [HistoryListScenario.Point]) {
         for point in points {
             let seconds = Double(Int(point.seconds * 10)) / 10

@@ -24,6 +24,13 @@ do {
         )
         exit(0)
     }
+    if arguments.first == "enumerate-child" {
+        guard arguments.count == 5, let count = Int(arguments[3]), let batch = Int(arguments[4]) else {
+            throw BenchError("usage: coexist-bench enumerate-child STORE MODEL COUNT BATCH")
+        }
+        try AdapterEnumerateScenario.child(path: arguments[1], modelPath: arguments[2], count: count, batchSize: batch)
+        exit(0)
+    }
     if arguments.first == "updater" {
         guard arguments.count == 7, let count = Int(arguments[3]), let rate = Int(arguments[4]) else {
             throw BenchError("usage: coexist-bench updater legacy|new STORE COUNT RATE OUT KEY")

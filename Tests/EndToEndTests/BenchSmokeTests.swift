@@ -41,6 +41,11 @@ import Testing
             var rows: Int
             var ratio: Double
         }
+        struct AdapterEnumerate: Decodable {
+            var rows: Int
+            var peakRSSKilobytes: Int
+        }
+        var adapterEnumerate: [AdapterEnumerate]?
         var adapterLatency: [AdapterLatency]?
         var adapterFetch: [String: AdapterFetch]?
         var fanOut: [String: FanOut]?
@@ -88,6 +93,9 @@ import Testing
         let fetch = try #require(try summary(["adapter-fetch", "--fetch-rows", "200"]).adapterFetch)
         #expect(fetch["legacy"]?.rows == 200 && fetch["new"]?.rows == 200)
         #expect((fetch["legacy"]?.ratio ?? 0) > 0 && (fetch["new"]?.ratio ?? 0) > 0)
+        let enumerate = try #require(try summary(["adapter-enumerate", "--enumerate-rows", "3000"]).adapterEnumerate)
+        #expect(enumerate.map(\.rows) == [300, 3_000])
+        #expect(enumerate.allSatisfy { $0.peakRSSKilobytes > 0 })
     }
 
     /// Fan-out, small: every live subscriber gets every event in order; the stalled one is told it lagged
