@@ -101,7 +101,14 @@ extension ManagedObjectContext {
             }
             let target = value as? ManagedObject
             try check(target.map { [$0] } ?? [], of: relationship, object, key)
+            let previous = try members(object, key)
             object.pending[key] = .toOne(target)
+            try maintainInverse(
+                of: object,
+                relationship,
+                removed: previous.filter { $0 !== target },
+                added: target.map { [$0] }?.filter { new in !previous.contains { $0 === new } } ?? []
+            )
             return
         }
         let members: [ManagedObject]
@@ -119,7 +126,77 @@ extension ManagedObjectContext {
         try check(members, of: relationship, object, key)
         // The members stored now are what a store-wins save compares with to see another writer's change.
         if !object.isInserted { _ = try related(object, key) }
+        let previous = try self.members(object, key)
         object.pending[key] = .toMany(members)
+        try maintainInverse(
+            of: object,
+            relationship,
+            removed: previous.filter { old in !members.contains { $0 === old } },
+            added: members.filter { new in !previous.contains { $0 === new } }
+        )
+    }
+
+    // MARK: Inverses
+
+    /// The objects `key` of `object` holds now (unsaved changes included), as a list.
+    func members(_ object: ManagedObject, _ key: String) throws(CoreDataError) -> [ManagedObject] {
+        switch try value(of: object, key) {
+        case let set as Set<ManagedObject>: set.sorted { "\($0.objectID)" < "\($1.objectID)" }
+        case let list as [ManagedObject]: list
+        case let one as ManagedObject: [one]
+        default: []
+        }
+    }
+
+    /// Keeps the other side of `relationship` in step with what `object` now holds, as Core Data maintains
+    /// inverses: objects `object` let go of drop it, objects it took hold of hold it, and an object that
+    /// can belong to one owner only leaves its previous owner. Those objects then have unsaved changes too.
+    private func maintainInverse(
+        of object: ManagedObject,
+        _ relationship: Relationship,
+        removed: [ManagedObject],
+        added: [ManagedObject]
+    ) throws(CoreDataError) {
+        guard let inverseName = relationship.inverse else { return }
+        for target in removed where !target.isDeleted {
+            guard let inverse = self.relationship(target.entity, inverseName) else { continue }
+            if inverse.isToMany {
+                try setMembers(target, inverse, try members(target, inverseName).filter { $0 !== object })
+            } else if try members(target, inverseName).first === object {
+                target.pending[inverseName] = .toOne(nil)
+            }
+        }
+        for target in added where !target.isDeleted {
+            guard let inverse = self.relationship(target.entity, inverseName) else { continue }
+            if inverse.isToMany {
+                let current = try members(target, inverseName)
+                if !current.contains(where: { $0 === object }) { try setMembers(target, inverse, current + [object]) }
+                continue
+            }
+            // The target belongs to one owner: its previous one lets go of it.
+            if let previous = try members(target, inverseName).first, previous !== object, !previous.isDeleted {
+                if relationship.isToMany {
+                    try setMembers(
+                        previous,
+                        relationship,
+                        try members(previous, relationship.name).filter { $0 !== target }
+                    )
+                } else {
+                    previous.pending[relationship.name] = .toOne(nil)
+                }
+            }
+            target.pending[inverseName] = .toOne(object)
+        }
+    }
+
+    /// Sets a to-many's members on the inverse side, recording its stored members first (see ``set(_:of:_:)``).
+    private func setMembers(
+        _ object: ManagedObject,
+        _ relationship: Relationship,
+        _ members: [ManagedObject]
+    ) throws(CoreDataError) {
+        if !object.isInserted { _ = try related(object, relationship.name) }
+        object.pending[relationship.name] = .toMany(members)
     }
 
     private func check(
