@@ -8,18 +8,12 @@ import Testing
 /// Autosave on the main actor: pending changes reach the file after the interval, without a save call, and
 /// stop doing so when it is turned off.
 @Suite struct AutosaveTests {
-    let directory: TemporaryDirectory
-    let path: String
+    let file: SharedDemoFile
+    var path: String { file.path }
 
-    init() throws {
-        directory = try TemporaryDirectory()
-        path = try SharedStore.create(in: directory).new.path
-    }
+    init() throws { file = try SharedDemoFile() }
 
-    func context(_ author: String) throws -> ModelContext {
-        let model = try XCDataModelReader.read(path: Fixtures.demoModel)
-        return try ModelContext(try NewStore(path: path, model: model), author: author)
-    }
+    func context(_ author: String) throws -> ModelContext { try file.context(author) }
 
     /// How many tasks another connection reads, polled until it is `expected` or 10 s have passed.
     func storedTasks(reaching expected: Int) async throws -> Int {

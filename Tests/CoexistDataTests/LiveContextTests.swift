@@ -8,18 +8,12 @@ import Testing
 
 /// The SwiftData-shaped context following the file, rolling back and saving in transactions.
 @Suite struct LiveContextTests {
-    let directory: TemporaryDirectory
-    let path: String
+    let file: SharedDemoFile
+    var path: String { file.path }
 
-    init() throws {
-        directory = try TemporaryDirectory()
-        path = try SharedStore.create(in: directory).new.path
-    }
+    init() throws { file = try SharedDemoFile() }
 
-    func context(_ author: String) throws -> ModelContext {
-        let model = try XCDataModelReader.read(path: Fixtures.demoModel)
-        return try ModelContext(try NewStore(path: path, model: model), author: author)
-    }
+    func context(_ author: String) throws -> ModelContext { try file.context(author) }
 
     @Test func anotherConnectionsCommitsShowInHeldRecords() throws {
         let mine = try context("app")

@@ -85,13 +85,17 @@ final class PeerProcess {
         defer { deadline.cancel() }
         var remote = changes.makeAsyncIterator()
 
+        /// A task titled `title`, saved and mirrored.
+        func insertTask(_ id: UUID, _ title: String) throws -> ManagedObject {
+            let task = context.insertNewObject(forEntityName: "Task")
+            task.setValue(id, forKey: "id")
+            task.setValue(title, forKey: "title")
+            task.setValue(Date(), forKey: "createdAt")
+            try Coexistd.waitUntilMirrored(through: try #require(try context.save()), socket: daemon.socket)
+            return task
+        }
         let id = UUID()
-        let task = context.insertNewObject(forEntityName: "Task")
-        task.setValue(id, forKey: "id")
-        task.setValue("Buy milk", forKey: "title")
-        task.setValue(Date(), forKey: "createdAt")
-        let inserted = try #require(try context.save())
-        try Coexistd.waitUntilMirrored(through: inserted, socket: daemon.socket)
+        let task = try insertTask(id, "Buy milk")
         let peer = try PeerProcess([path, model, daemon.socket])
         let key = id.uuidString
         let lower = key.lowercased()
@@ -135,12 +139,7 @@ final class PeerProcess {
 
         // Core Data deletes an object the peer holds: it leaves the peer's context.
         let other = UUID()
-        let second = context.insertNewObject(forEntityName: "Task")
-        second.setValue(other, forKey: "id")
-        second.setValue("Second", forKey: "title")
-        second.setValue(Date(), forKey: "createdAt")
-        let secondToken = try #require(try context.save())
-        try Coexistd.waitUntilMirrored(through: secondToken, socket: daemon.socket)
+        let second = try insertTask(other, "Second")
         #expect(peer.ask("hold \(other.uuidString)") == "held Second")
         seen = try peer.nextChange()  // the insert's mirror
         #expect(seen["inserted"] as? [String] == [other.uuidString.lowercased()])
