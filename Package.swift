@@ -129,6 +129,7 @@ let package = Package(
     .executableTarget(
       name: "coexistctl",
       dependencies: [
+        "CoexistCoreData", "CoexistData", "CoexistDemo",
         "CoexistLegacyStore", "CoexistStore", "CoexistHistory", "CoexistModel", "CoexistRuntime",
         "CoexistBridge", "CoexistMigration",
         "CoexistConfiguration", "CoexistEvents", "CoexistReporting", "CoexistSQLite",

@@ -1,17 +1,20 @@
-import CoexistHistory
+import CoexistCoreData
+import CoexistData
+import CoexistDemo
 import CoexistLegacyStore
 import CoexistModel
 import CoexistRuntime
 import CoexistStore
-import FoundationEssentials
+import Foundation
 
 #if canImport(Glibc)
 import Glibc
 #endif
 
 /// `coexistctl demo`: the main job on an embedded default. Creates a demo store from the demo model (both
-/// schemas), starts coexistd on it, and has a legacy writer and a new-schema writer take turns while
-/// printing what the other side sees once the bridge has mirrored each change.
+/// schemas), starts coexistd on it, and has two apps take turns, each on its adapter (the Core Data-shaped
+/// and the SwiftData-shaped one: the examples of both): after each save, once coexistd has mirrored it, the
+/// other app merges and prints what it now sees, the Core Data app through objects it already holds.
 enum DemoCommand: Subcommand {
     static let name = "demo"
     static let summary = "run coexistd on a demo store with a writer on each side, printing the changes flowing"
@@ -37,7 +40,7 @@ enum DemoCommand: Subcommand {
         let directory = try parsed.option("directory") ?? makeDirectory()
         let path = directory + "/Demo.sqlite"
         for suffix in ["", "-wal", "-shm"] { unlink(path + suffix) }
-        let legacy = try StoreCreator.create(path: path, model: model)
+        _ = try StoreCreator.create(path: path, model: model)
         let new = try NewStore(path: path, model: model)
         try new.createSchema()
         StandardStreams.out(
@@ -55,54 +58,62 @@ enum DemoCommand: Subcommand {
         }
         let client = try LineClient(path: socket)
         StandardStreams.out("coexistd    pid \(daemon.pid), socket \(socket)\n")
-
-        var category: ObjectID?
-        var newTasks: [ObjectRef] = []
+        // The two apps, each on its adapter: the Core Data one and the SwiftData one.
+        let legacyApp = try ManagedObjectContext(storeAt: path, modelAt: modelPath)
+        legacyApp.transactionAuthor = "legacy-app"
+        let newApp = try ModelContainer(
+            configuration: ModelConfiguration(
+                url: URL(fileURLWithPath: path),
+                modelURL: URL(fileURLWithPath: modelPath),
+                author: "new-app"
+            )
+        ).mainContext
+        var errands: ManagedObject?
+        var newTasks: [DemoTask] = []
+        var held: [ManagedObject] = []
         for step in 1...steps {
-            let legacyResult = try legacy.save(SaveMetadata(author: "legacy-app", processName: "demo")) { save in
-                if category == nil {
-                    category = try save.insert("Category", ["id": .uuid(randomUUID()), "name": .string("Errands")])
-                }
-                let task = try save.insert(
-                    "Task",
-                    [
-                        "id": .uuid(randomUUID()), "title": .string("Legacy task \(step)"),
-                        "createdAt": .date(TransactionWriter.now()),
-                    ]
-                )
-                try save.setToOne(task, "category", category)
+            if errands == nil {
+                let category = legacyApp.insertNewObject(forEntityName: "Category")
+                category.setValue(UUID(), forKey: "id")
+                category.setValue("Errands", forKey: "name")
+                errands = category
             }
-            let legacyToken = legacyResult.token ?? 0
+            let task = legacyApp.insertNewObject(forEntityName: "Task")
+            task.setValue(UUID(), forKey: "id")
+            task.setValue("Legacy task \(step)", forKey: "title")
+            task.setValue(Date(), forKey: "createdAt")
+            task.setValue(errands, forKey: "category")
+            let legacyToken = try legacyApp.save() ?? 0
             StandardStreams.out("legacy  ▶ token \(legacyToken): inserted Task \"Legacy task \(step)\" into Errands")
-            try waitForBridge(client, token: legacyToken)
-            let rows = try new.connection.rows(
-                "SELECT t.title, c.name FROM task t LEFT JOIN category c ON c.id = t.category_id ORDER BY t.rowid"
-            )
+            try Coexistd.waitUntilMirrored(through: legacyToken, socket: socket)
+            let mirrored = try newApp.mergeChangesFromStore().map(\.token)
+            let tasks = try newApp.fetch(FetchDescriptor<DemoTask>())
             StandardStreams.out(
-                "new     ◀ table task: "
-                    + rows.map { "\"\($0[0].textValue ?? "")\" (\($0[1].textValue ?? "-"))" }.joined(separator: ", ")
+                "new     ◀ token \(mirrored.map(String.init).joined(separator: ", ")) (coexistd), the new app's tasks: "
+                    + tasks.map { "\"\($0.title)\" (\($0.category?.name ?? "-"))" }.joined(separator: ", ")
             )
 
-            let newResult = try new.save(SaveMetadata(author: "new-app", processName: "demo")) { save in
-                let task = try save.insert(
-                    "Task",
-                    ["title": .string("New task \(step)"), "createdAt": .date(TransactionWriter.now())]
-                )
-                newTasks.append(task)
-                if let first = newTasks.first {
-                    try save.update(first, ["priority": .integer(Int64(step)), "isCompleted": .boolean(step % 2 == 0)])
-                }
-            }
-            let newToken = newResult.token ?? 0
+            let newTask = DemoTask(title: "New task \(step)")
+            newApp.insert(newTask)
+            newTasks.append(newTask)
+            newTasks[0].priority = step
+            newTasks[0].isCompleted = step % 2 == 0
+            let newToken = try newApp.save() ?? 0
             StandardStreams.out(
                 "new     ▶ token \(newToken): inserted Task \"New task \(step)\", set priority \(step) on \"New task 1\""
             )
-            try waitForBridge(client, token: newToken)
-            let legacyRows = try legacy.connection.rows("SELECT ZTITLE, ZPRIORITY, Z_OPT FROM ZTASK ORDER BY Z_PK")
+            try Coexistd.waitUntilMirrored(through: newToken, socket: socket)
+            // The legacy app holds the new app's tasks from when they first arrived: they follow, unfetched.
+            let changes = try legacyApp.mergeChangesFromStore()
+            for id in changes.flatMap(\.inserted) where id.entityName == "Task" {
+                held.append(try legacyApp.existingObject(with: id))
+            }
             StandardStreams.out(
-                "legacy  ◀ ZTASK: "
-                    + legacyRows.map {
-                        "\"\($0[0].textValue ?? "")\" priority \($0[1].integerValue ?? 0) Z_OPT \($0[2].integerValue ?? 0)"
+                "legacy  ◀ token \(changes.map { String($0.token) }.joined(separator: ", ")) (coexistd), held: "
+                    + held.map { object in
+                        let priority = object.value(forKey: "priority") as? Int16 ?? 0
+                        return
+                            "\"\(object.value(forKey: "title") as? String ?? "")\" priority \(priority) Z_OPT \(object.version)"
                     }
                     .joined(separator: ", ") + "\n"
             )
@@ -111,18 +122,6 @@ enum DemoCommand: Subcommand {
         StandardStreams.out("coexistd    \(status)")
         StandardStreams.out("verify      coexistctl verify \(path)")
         return try runVerify(path)
-    }
-
-    static func waitForBridge(_ client: LineClient, token: Int64) throws {
-        for _ in 0..<500 {
-            struct Status: Decodable { var cursor: Int64 }
-            let reply = try request(client, #"{"op":"status"}"#)
-            if let status = try? JSONDecoder().decode(Status.self, from: Data(reply.utf8)), status.cursor >= token {
-                return
-            }
-            usleep(10_000)
-        }
-        throw ArgumentParser.UsageError("coexistd did not mirror token \(token) within 5 s")
     }
 
     static func request(_ client: LineClient, _ line: String) throws -> String {
@@ -146,5 +145,4 @@ enum DemoCommand: Subcommand {
         return String(cString: result)
     }
 
-    static func randomUUID() -> [UInt8] { UUIDText.randomBytes() }
 }

@@ -13,7 +13,7 @@ import Testing
         )
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stdout.contains("legacy  ▶ token 1: inserted Task \"Legacy task 1\" into Errands"))
-        #expect(result.stdout.contains("new     ◀ table task: \"Legacy task 1\" (Errands)"))
+        #expect(result.stdout.contains("(coexistd), the new app's tasks: \"Legacy task 1\" (Errands)"))
         #expect(result.stdout.contains("\"New task 1\" priority 2 Z_OPT 2"))
         #expect(result.stdout.contains("equal: 5 objects on each side"))
         #expect(result.stderr.contains("coexistd stopped"))
