@@ -4,14 +4,22 @@ public import Foundation
 /// The demo model's Task (`config/TaskModel.xcdatamodeld`, version 2.0.0) as a record of the SwiftData-shaped
 /// adapter: the type the demo, the benchmark and the multi-process tests use on the new side.
 public final class DemoTask: PersistentModel {
+    /// The identity both schemas share.
     public var id = UUID()
+    /// What to do.
     public var title = ""
+    /// Whether it is done.
     public var isCompleted = false
+    /// When it was made.
     public var createdAt = Date()
+    /// Higher first.
     public var priority = 0
+    /// Free text.
     public var notes = ""
+    /// The category it belongs to (its inverse: ``DemoCategory/tasks``).
     public var category: DemoCategory?
 
+    /// The record's properties by model name.
     public static let schema = RecordSchema<DemoTask>(
         entity: "Task",
         [
@@ -21,6 +29,7 @@ public final class DemoTask: PersistentModel {
         ]
     )
 
+    /// An empty record, filled in by a context when fetched.
     public required init() {}
 
     /// A task titled `title`.
@@ -34,16 +43,22 @@ public final class DemoTask: PersistentModel {
 
 /// The demo model's Category (version 2.0.0) as a record of the SwiftData-shaped adapter.
 public final class DemoCategory: PersistentModel {
+    /// The identity both schemas share.
     public var id = UUID()
+    /// The name shown.
     public var name = ""
+    /// A color name.
     public var color = "blue"
+    /// Its tasks (cascade: deleting a category deletes them).
     public var tasks: [DemoTask] = []
 
+    /// The record's properties by model name.
     public static let schema = RecordSchema<DemoCategory>(
         entity: "Category",
         [.attribute("id", \.id), .attribute("name", \.name), .attribute("color", \.color), .toMany("tasks", \.tasks)]
     )
 
+    /// An empty record, filled in by a context when fetched.
     public required init() {}
 
     /// A category named `name`.

@@ -6,7 +6,9 @@
 /// commits. The sequence ends with the watcher, throwing what stopped it; an error of the merge itself
 /// ends it too. Not `Sendable`, like the context it merges into.
 public struct RemoteChanges<Change>: AsyncSequence {
+    /// One transaction's change, as the context's merge reports it.
     public typealias Element = Change
+    /// What ends the sequence early: the watcher's error, or the merge's.
     public typealias Failure = any Error
 
     /// What reports the commits: ``StoreWatcher/stop()`` ends the sequence (from any task).
@@ -19,6 +21,7 @@ public struct RemoteChanges<Change>: AsyncSequence {
         self.merge = merge
     }
 
+    /// An iterator that merges as it is asked for changes.
     public func makeAsyncIterator() -> Iterator {
         Iterator(watcher: watcher, commits: watcher.commits.makeAsyncIterator(), merge: merge)
     }
@@ -31,6 +34,8 @@ public struct RemoteChanges<Change>: AsyncSequence {
         var pending: [Change] = []
         var caughtUp = false
 
+        /// The next change: what was committed since the context's last merge, else the next commit's once
+        /// the watcher reports it; nil when the watcher stopped. Merges on `actor`'s executor (the caller's).
         public mutating func next(isolation actor: isolated (any Actor)?) async throws(any Error) -> Change? {
             if !caughtUp {
                 caughtUp = true
@@ -43,6 +48,7 @@ public struct RemoteChanges<Change>: AsyncSequence {
             return pending.removeFirst()
         }
 
+        /// The next change (see ``next(isolation:)``).
         public mutating func next() async throws -> Change? { try await next(isolation: nil) }
     }
 }

@@ -9,9 +9,11 @@ public struct StoreRemoteChange: Sendable, Hashable {
     public var token: Int64
     /// Its author (coexistd's `author`, `coexistd` by default, for what it mirrored from the new schema).
     public var author: String?
-    /// Objects inserted, updated and deleted by it.
+    /// Objects it inserted.
     public var inserted: Set<ManagedObjectID> = []
+    /// Objects it updated.
     public var updated: Set<ManagedObjectID> = []
+    /// Objects it deleted.
     public var deleted: Set<ManagedObjectID> = []
     /// Objects the context holds with unsaved changes that this transaction also changed or deleted: they
     /// keep the version the context read, so their next save meets the ``MergePolicy``.

@@ -21,11 +21,14 @@ extension ObjectRef {
 public struct ModelRemoteChange: Sendable, Hashable {
     /// The history token.
     public var token: Int64
-    /// The transaction's author (coexistd's `author`, `coexistd` by default, for what it mirrored from the Core Data tables).
+    /// The transaction's author (coexistd's `author`, `coexistd` by default, for what it mirrored from the
+    /// Core Data tables).
     public var author: String?
-    /// Records inserted, updated, deleted.
+    /// Records it inserted.
     public var inserted: Set<PersistentIdentifier> = []
+    /// Records it updated.
     public var updated: Set<PersistentIdentifier> = []
+    /// Records it deleted.
     public var deleted: Set<PersistentIdentifier> = []
     /// Records the context holds with unsaved changes that this transaction also changed or deleted: the
     /// context keeps the app's values for them.
