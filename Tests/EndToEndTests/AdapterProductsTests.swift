@@ -15,6 +15,21 @@ import Testing
         #expect(manifest.contains(#".product(name: "CoexistCoreData", package: "coexist")"#))
         #expect(manifest.contains(#".product(name: "CoexistData", package: "coexist")"#))
 
+        // Each adapter's documentation article prints a complete program: the one this package compiles.
+        for (article, program) in [
+            (
+                "Sources/CoexistCoreData/CoexistCoreData.docc/CoexistCoreData.md",
+                "coredata-example/CoreDataExample.swift"
+            ),
+            ("Sources/CoexistData/CoexistData.docc/CoexistData.md", "data-example/DataExample.swift"),
+        ] {
+            let text = try String(contentsOfFile: Fixtures.repository + "/" + article, encoding: .utf8)
+            let printed = text.components(separatedBy: "```swift\n").dropFirst().first?.components(separatedBy: "```")
+                .first
+            let compiled = try String(contentsOfFile: Self.client + "/Sources/" + program, encoding: .utf8)
+            #expect(printed == compiled, "\(article) and \(program) differ")
+        }
+
         let scratch = Fixtures.repository + "/.build/adapter-client"
         let build = try ProductProcess.run(
             path: "swift",

@@ -13,6 +13,15 @@ let package = Package(
                 .product(name: "CoexistCoreData", package: "coexist"),
                 .product(name: "CoexistData", package: "coexist"),
             ]
-        )
+        ),
+        // The complete programs of the two adapters' documentation articles, compiled as they are printed.
+        .executableTarget(
+            name: "coredata-example",
+            dependencies: [.product(name: "CoexistCoreData", package: "coexist")]
+        ),
+        .executableTarget(
+            name: "data-example",
+            dependencies: [.product(name: "CoexistData", package: "coexist")]
+        ),
     ]
 )
