@@ -10,6 +10,7 @@ extension ModelContext {
     @discardableResult
     public func save() throws -> Int64? {
         registerReachableRecords()
+        try adoptStoredRecords()
         let live = insertionOrder.compactMap { registrations[$0] }
         let result = try store.save(metadata) { save in
             for registration in live where registration.deleted {

@@ -15,7 +15,7 @@ import FoundationEssentials
 public final class ModelContext {
     final class Registration {
         let object: AnyObject
-        let ref: ObjectRef
+        var ref: ObjectRef
         let schema: ErasedSchema
         var snapshot: Snapshot?
         var deleted = false
