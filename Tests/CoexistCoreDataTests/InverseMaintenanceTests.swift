@@ -54,4 +54,37 @@ import Testing
         #expect(tasks[1].category === home && home.tasks == [tasks[1]] && errands.tasks.isEmpty)
         #expect(!context.hasChanges)
     }
+
+    /// An object deleted in the context is held by nothing: the other side reads nil and the save clears the
+    /// link (it used to fail on an object with no identity, at every later save).
+    @Test func deletingAnInsertedOwnerReleasesWhatItHeld() throws {
+        let context = try DemoContexts.context(path)
+        let task = try #require(try DemoContexts.seed(context, count: 1).tasks.first as? CDTask)
+        let folder = CDCategory(context: context)
+        folder.name = "Folder"
+        folder.setValue(UUID(), forKey: "id")
+        folder.setValue(Set<ManagedObject>([task]), forKey: "tasks")
+        #expect(task.category === folder)
+        context.delete(folder)
+        #expect(task.category == nil)
+        try context.save()
+        #expect(try RawSQLite.rows(path, "SELECT ZCATEGORY FROM ZTASK WHERE Z_PK = \(pk(task))")[0][0] == .null)
+        #expect(!context.hasChanges)
+    }
+
+    /// Letting go of an object another writer deleted does not block the change or the save.
+    @Test func aMemberDeletedElsewhereDoesNotBlockTheChange() throws {
+        let context = try DemoContexts.context(path)
+        let errands = try DemoContexts.seed(context, count: 2)
+        let tasks = errands.tasks.compactMap { $0 as? CDTask }.sorted { ($0.title ?? "") < ($1.title ?? "") }
+        context.refreshAllObjects()
+        let other = try DemoContexts.context(path, author: "other")
+        other.delete(try other.existingObject(with: tasks[0].objectID))
+        try other.save()
+        errands.setValue(Set<ManagedObject>([tasks[1]]), forKey: "tasks")
+        context.mergePolicy = .objectWins
+        try context.save()
+        #expect(try RawSQLite.rows(path, "SELECT count(*) FROM ZTASK")[0][0] == .integer(1))
+        #expect(tasks[1].category === errands)
+    }
 }

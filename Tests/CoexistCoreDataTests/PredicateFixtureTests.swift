@@ -210,6 +210,27 @@ import Testing
         )
     }
 
+    /// A to-many further down the path keeps the operator for its elements: CONTAINS stays a substring test.
+    @Test func containsThroughTwoToManys() throws {
+        let sql = """
+            SELECT g.Z_PK FROM ZGENERICALBUM g WHERE g.Z_ENT = 33 AND EXISTS (SELECT 1 FROM Z_33ASSETS j
+            JOIN ZASSET s ON s.Z_PK = j.Z_3ASSETS JOIN ZADDITIONALASSETATTRIBUTES a ON a.Z_PK = s.ZADDITIONALATTRIBUTES
+            WHERE j.Z_33ALBUMS = g.Z_PK AND EXISTS (SELECT 1 FROM Z_1KEYWORDS k1 JOIN ZKEYWORD k ON k.Z_PK = k1.Z_52KEYWORDS
+            WHERE k1.Z_1ASSETATTRIBUTES = a.Z_PK AND instr(lower(k.ZTITLE), 'edd') > 0)) ORDER BY g.Z_PK
+            """
+        let expected = try selected(photosPath, sql)
+        #expect(!expected.isEmpty)
+        #expect(
+            try fetched(photos, "Album", "ANY assets.additionalAttributes.keywords.title CONTAINS[c] 'EDD'") == expected
+        )
+        // A predicate nested past the bound in code (not parsed) is a clear error too.
+        var deep = FetchPredicate(value: true)
+        for _ in 0..<1_000 { deep = .not(deep) }
+        let request = FetchRequest<ManagedObject>(entityName: "Album")
+        request.predicate = deep
+        #expect(throws: CoreDataError.self) { try photos.fetch(request) }
+    }
+
     @Test func sortLimitAndOffset() throws {
         let request = FetchRequest<ManagedObject>(entityName: "Car")
         request.predicate = try FetchPredicate(format: "owner != nil")

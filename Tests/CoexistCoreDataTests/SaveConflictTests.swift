@@ -139,4 +139,16 @@ import Testing
         category.name = "Again"
         #expect(try mine.save() != nil)
     }
+
+    /// A pending delete stays checked against the version read, also after a refresh.
+    @Test func aRefreshedPendingDeleteIsStillChecked() throws {
+        let seeder = try context()
+        let taskID = try #require(try DemoContexts.seed(seeder, count: 1).tasks.first?.objectID)
+        let mine = try context()
+        mine.delete(try mine.existingObject(with: taskID))
+        mine.refreshAllObjects()
+        try retitleElsewhere(taskID, "Changed after the refresh")
+        #expect(conflicts { try mine.save() }.count == 1)
+        #expect(try row(taskID, "ZTITLE")[0].textValue == "Changed after the refresh")
+    }
 }

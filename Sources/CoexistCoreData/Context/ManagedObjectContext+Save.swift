@@ -212,7 +212,8 @@ extension ManagedObjectContext {
             switch change {
             case .attribute: continue
             case .toOne(let other):
-                try save.setToOne(id, key, try other.map(target))
+                // An object deleted in the context is held by nothing: the link is cleared.
+                try save.setToOne(id, key, try other.flatMap { $0.isDeleted ? nil : $0 }.map(target))
             case .toMany(let members):
                 let wanted = try members.filter { !$0.isDeleted }.map(target)
                 if relationship(object.entity, key)?.isOrdered == true {

@@ -103,7 +103,7 @@ extension ManagedObjectContext {
             try check(target.map { [$0] } ?? [], of: relationship, object, key)
             let previous = try members(object, key)
             object.pending[key] = .toOne(target)
-            try maintainInverse(
+            maintainInverse(
                 of: object,
                 relationship,
                 removed: previous.filter { $0 !== target },
@@ -128,7 +128,7 @@ extension ManagedObjectContext {
         if !object.isInserted { _ = try related(object, key) }
         let previous = try self.members(object, key)
         object.pending[key] = .toMany(members)
-        try maintainInverse(
+        maintainInverse(
             of: object,
             relationship,
             removed: previous.filter { old in !members.contains { $0 === old } },
@@ -151,36 +151,38 @@ extension ManagedObjectContext {
     /// Keeps the other side of `relationship` in step with what `object` now holds, as Core Data maintains
     /// inverses: objects `object` let go of drop it, objects it took hold of hold it, and an object that
     /// can belong to one owner only leaves its previous owner. Those objects then have unsaved changes too.
+    /// An object that cannot be read (another writer deleted it) is left alone: the save's checks meet it.
     private func maintainInverse(
         of object: ManagedObject,
         _ relationship: Relationship,
         removed: [ManagedObject],
         added: [ManagedObject]
-    ) throws(CoreDataError) {
+    ) {
         guard let inverseName = relationship.inverse else { return }
         for target in removed where !target.isDeleted {
-            guard let inverse = self.relationship(target.entity, inverseName) else { continue }
+            guard let inverse = self.relationship(target.entity, inverseName),
+                let current = try? members(target, inverseName)
+            else { continue }
             if inverse.isToMany {
-                try setMembers(target, inverse, try members(target, inverseName).filter { $0 !== object })
-            } else if try members(target, inverseName).first === object {
+                try? setMembers(target, inverse, current.filter { $0 !== object })
+            } else if current.first === object {
                 target.pending[inverseName] = .toOne(nil)
             }
         }
         for target in added where !target.isDeleted {
-            guard let inverse = self.relationship(target.entity, inverseName) else { continue }
+            guard let inverse = self.relationship(target.entity, inverseName),
+                let current = try? members(target, inverseName)
+            else { continue }
             if inverse.isToMany {
-                let current = try members(target, inverseName)
-                if !current.contains(where: { $0 === object }) { try setMembers(target, inverse, current + [object]) }
+                if !current.contains(where: { $0 === object }) { try? setMembers(target, inverse, current + [object]) }
                 continue
             }
             // The target belongs to one owner: its previous one lets go of it.
-            if let previous = try members(target, inverseName).first, previous !== object, !previous.isDeleted {
+            if let previous = current.first, previous !== object, !previous.isDeleted {
                 if relationship.isToMany {
-                    try setMembers(
-                        previous,
-                        relationship,
-                        try members(previous, relationship.name).filter { $0 !== target }
-                    )
+                    if let held = try? members(previous, relationship.name) {
+                        try? setMembers(previous, relationship, held.filter { $0 !== target })
+                    }
                 } else {
                     previous.pending[relationship.name] = .toOne(nil)
                 }

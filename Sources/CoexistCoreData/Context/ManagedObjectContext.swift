@@ -130,7 +130,16 @@ public final class ManagedObjectContext {
         }
         // The version a delete is checked against is the one read now, as Core Data fires a fault it
         // deletes; a fault whose row is already gone is a conflict at save.
-        if object.isFault { try? fulfill(object) }
+        if object.isFault {
+            do {
+                try fulfill(object)
+            } catch .objectNotFound {
+                // Gone already: the save reports the conflict.
+            } catch {
+                // Its version could not be read: the save refuses, naming why, rather than delete unchecked.
+                object.problems.append(error)
+            }
+        }
         object.isDeleted = true
         deletedObjects.append(object)
     }
@@ -177,7 +186,8 @@ public final class ManagedObjectContext {
             object.pending = [:]
             object.problems = []
         }
-        if object.pending.isEmpty {
+        // A pending delete is checked against the version read, like an unsaved change.
+        if object.pending.isEmpty && !object.isDeleted {
             object.snapshot = nil
         } else {
             reloadKeepingChanges(object)

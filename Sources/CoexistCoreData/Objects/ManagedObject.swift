@@ -137,10 +137,12 @@ open class ManagedObject: Hashable, CustomStringConvertible {
         case .attribute(let value)?:
             guard let context = managedObjectContext, let attribute = context.attribute(entity, key) else { return nil }
             return ValueBridge.value(value, attribute)
-        case .toOne(let object)?: return object
+        // An object deleted in the context is no longer held by anything (nullify, as Core Data).
+        case .toOne(let object)?: return object?.isDeleted == true ? nil : object
         case .toMany(let objects)?:
             let ordered = managedObjectContext?.relationship(entity, key)?.isOrdered ?? false
-            return ordered ? objects as Any : Set(objects) as Any
+            let held = objects.filter { !$0.isDeleted }
+            return ordered ? held as Any : Set(held) as Any
         case nil: return nil
         }
     }

@@ -45,6 +45,8 @@ struct PredicateSQL {
     /// The store's `Z_UUID`: an object argument of another store matches nothing.
     let storeIdentifier: String
     var aliasCount = 0
+    /// How deeply the translation has recursed into the predicate.
+    var depth = 0
 
     init(model: Model, schema: StoreSchema, entity: String, storeIdentifier: String) {
         self.model = model
@@ -65,6 +67,12 @@ struct PredicateSQL {
     )
         throws(CoreDataError) -> Fragment
     {
+        // Parsed predicates are bounded; ones combined in code (`and`, `or`, `not`) are bounded here.
+        depth += 1
+        defer { depth -= 1 }
+        guard depth <= PredicateParser.maximumDepth else {
+            throw failure("the predicate nests more than \(PredicateParser.maximumDepth) levels deep")
+        }
         switch node {
         case .constant(let value): return Fragment(sql: value ? "1" : "0")
         case .not(let inner):
@@ -91,7 +99,8 @@ struct PredicateSQL {
     private mutating func comparison(
         _ comparison: PredicateComparison,
         at place: Place,
-        rightAt rightPlace: Place
+        rightAt rightPlace: Place,
+        inSubquery: Bool = false
     ) throws(CoreDataError) -> Fragment {
         var comparison = comparison
         // `value op keyPath`: membership (`%@ IN tags`) or a flipped comparison.
@@ -118,7 +127,8 @@ struct PredicateSQL {
                 owner: owner,
                 ownerAlias: ownerAlias,
                 rest: rest,
-                rightAt: rightPlace
+                rightAt: rightPlace,
+                membership: !inSubquery && comparison.quantifier == .none && comparison.op == .contains
             )
         }
         guard comparison.quantifier == .none else {
@@ -128,17 +138,18 @@ struct PredicateSQL {
     }
 
     /// `ANY/ALL/NONE rel.rest op value`, `rel CONTAINS obj`, `obj IN rel`, `value IN rel.rest`: a subquery
-    /// over the destination. Without a quantifier, `CONTAINS` (and `IN` with the collection on its right)
-    /// asks whether the collection holds the value, so each element is compared with `==`; with `ANY`,
-    /// `ALL` or `NONE` each element is tested with the operator itself (`ANY tags.name CONTAINS 'x'` is a
-    /// substring test per name).
+    /// over the destination. With `membership` (a top-level `CONTAINS`, or `IN` with the collection on its
+    /// right, without a quantifier) the comparison asks whether the collection holds the value, so each
+    /// element is compared with `==`; otherwise each element is tested with the operator itself
+    /// (`ANY tags.name CONTAINS 'x'` is a substring test per name).
     private mutating func toMany(
         _ comparison: PredicateComparison,
         _ relationship: Relationship,
         owner: Entity,
         ownerAlias: String,
         rest: [String],
-        rightAt rightPlace: Place
+        rightAt rightPlace: Place,
+        membership: Bool
     ) throws(CoreDataError) -> Fragment {
         guard let destination = model.entity(named: relationship.destination) else {
             throw failure("\(relationship.name): destination \(relationship.destination) is not in the model")
@@ -149,11 +160,14 @@ struct PredicateSQL {
         var element = comparison
         element.quantifier = .none
         element.left = .keyPath(rest)
-        if comparison.quantifier == .none, comparison.op == .contains { element.op = .equal }
+        // Membership is the whole comparison's meaning, decided once: a to-many further down the path
+        // (`ANY a.b.name CONTAINS 'x'`) keeps the operator for its elements.
+        if membership { element.op = .equal }
         let test = try self.comparison(
             element,
             at: Place(entity: destination, alias: alias, scope: inner),
-            rightAt: rightPlace
+            rightAt: rightPlace,
+            inSubquery: true
         )
         let source = try subquerySource(relationship, owner: owner, ownerAlias: ownerAlias, alias: alias)
         let joins = inner.joins.map { " " + $0 }.joined()
