@@ -81,4 +81,21 @@ import Testing
         )
         #expect(checked == 36)
     }
+
+    /// Records kept for a later save keep what they reach: the save neither duplicates nor fails.
+    @Test func keptRecordsKeepWhatTheyReach() throws {
+        let writer = try ModelContext(store, author: "seed")
+        let category = CategoryRecord(name: "Errands")
+        for index in 0..<3 { writer.insert(TaskRecord(title: "Errand \(index)", category: category)) }
+        try writer.save()
+
+        let context = try ModelContext(store)
+        let errands = FetchDescriptor<TaskRecord>(predicate: #Predicate { $0.title.starts(with: "Errand") })
+        try context.enumerate(errands, batchSize: 2, allowEscapingMutations: true) { $0.isCompleted = true }
+        try context.save()
+        let reader = try ModelContext(store)
+        #expect(try reader.fetchCount(FetchDescriptor<CategoryRecord>()) == 1)
+        #expect(try reader.fetchCount(errands) == 3)
+        #expect(try reader.fetch(errands).allSatisfy { $0.isCompleted && $0.category?.name == "Errands" })
+    }
 }

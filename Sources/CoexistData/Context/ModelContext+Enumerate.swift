@@ -54,23 +54,38 @@ extension ModelContext {
         try flush()
     }
 
-    /// Forgets the records registered since `held` that are unchanged; changed ones stay when `allowed`,
-    /// else the first is named in an error.
+    /// Forgets the records registered since `held` that are unchanged, except those a kept record reaches
+    /// through its relationships (directly or through others): a later save walks from the kept records and
+    /// must find every record they reach registered, or it would insert it again. Changed ones stay when
+    /// `allowed`, else the first is named in an error (and nothing is released).
     private func release(keeping held: Set<ObjectIdentifier>, allowEscapingMutations allowed: Bool) throws {
-        var released: Set<ObjectIdentifier> = []
+        var kept: Set<ObjectIdentifier> = []
         for (key, registration) in registrations where !held.contains(key) {
-            if registration.deleted || isChanged(registration) {
-                guard allowed else {
-                    throw StoreError.validation(
-                        path: store.path,
-                        detail:
-                            "enumerate: the block changed \(registration.ref); pass allowEscapingMutations: true to keep such records for a later save"
-                    )
-                }
-                continue
+            guard registration.deleted || isChanged(registration) else { continue }
+            guard allowed else {
+                throw StoreError.validation(
+                    path: store.path,
+                    detail:
+                        "enumerate: the block changed \(registration.ref); pass allowEscapingMutations: true to keep such records for a later save"
+                )
             }
-            released.insert(key)
+            kept.insert(key)
         }
+        // Everything the kept records reach stays too.
+        var queue = Array(kept)
+        while let key = queue.popLast() {
+            guard let registration = registrations[key] else { continue }
+            for read in registration.schema.readObjects.values {
+                for object in read(registration.object) {
+                    let reached = ObjectIdentifier(object)
+                    if registrations[reached] != nil, !held.contains(reached), kept.insert(reached).inserted {
+                        queue.append(reached)
+                    }
+                }
+            }
+        }
+        var released: Set<ObjectIdentifier> = []
+        for key in registrations.keys where !held.contains(key) && !kept.contains(key) { released.insert(key) }
         guard !released.isEmpty else { return }
         for key in released {
             if let registration = registrations.removeValue(forKey: key) { byRef[registration.ref] = nil }

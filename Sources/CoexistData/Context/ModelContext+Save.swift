@@ -10,9 +10,30 @@ extension ModelContext {
     @discardableResult
     public func save() throws -> Int64? {
         registerReachableRecords()
-        try adoptStoredRecords()
+        let adoptions = try adoptStoredRecords()
         let live = insertionOrder.compactMap { registrations[$0] }
-        let result = try store.save(metadata) { save in
+        let result: NewSaveResult
+        do {
+            result = try write(live)
+        } catch {
+            undo(adoptions)
+            throw error
+        }
+        if let token = result.token { ownTokens.insert(token) }
+        // Committed: the save has happened and must not throw (a caller would retry it, or a transaction
+        // roll back what the file now holds). When reading the new state fails, every record takes what it
+        // wrote as its saved state; relationships are read again by the next merge or fetch.
+        do {
+            try refreshAfterSave()
+        } catch {
+            settle(live)
+        }
+        return result.token
+    }
+
+    /// Writes the registrations' differences from their snapshots as one save.
+    private func write(_ live: [Registration]) throws -> NewSaveResult {
+        try store.save(metadata) { save in
             for registration in live where registration.deleted {
                 try save.delete(registration.ref)
             }
@@ -46,16 +67,6 @@ extension ModelContext {
                 )
             }
         }
-        if let token = result.token { ownTokens.insert(token) }
-        // Committed: the save has happened and must not throw (a caller would retry it, or a transaction
-        // roll back what the file now holds). When reading the new state fails, every record takes what it
-        // wrote as its saved state; relationships are read again by the next merge or fetch.
-        do {
-            try refreshAfterSave()
-        } catch {
-            settle(live)
-        }
-        return result.token
     }
 
     /// After a commit whose refresh failed: deleted records leave the context, the others' current state is

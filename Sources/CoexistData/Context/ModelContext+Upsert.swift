@@ -2,12 +2,32 @@ import CoexistModel
 import CoexistStore
 
 extension ModelContext {
+    /// What an upsert changed in a registration, to put it back when the save fails.
+    struct Adoption {
+        let registration: Registration
+        let ref: ObjectRef
+        let identity: (name: String, value: AttributeValue)?
+        let filled: [String]
+    }
+
     /// SwiftData's upsert by uniqueness: a new record whose values for one of its entity's uniqueness
-    /// constraints (attributes only) are those of a stored record of the same entity takes that record's
-    /// place: it gets the stored identity, and the save writes what differs from the stored record as an
-    /// update, instead of failing on the constraint. A stored record another record of the context already
-    /// stands for is left alone (the save then fails, naming the constraint).
-    func adoptStoredRecords() throws {
+    /// constraints (attributes, the identity included) are those of a stored record of the same entity takes
+    /// that record's place: it gets the stored identity, relationships it left empty get the stored ones,
+    /// and the save writes what differs from the stored record as an update instead of failing on the
+    /// constraint. A stored record another record of the context already stands for is left alone (the save
+    /// then fails, naming the constraint). Returns what it changed, for ``undo(_:)`` when the save fails.
+    func adoptStoredRecords() throws -> [Adoption] {
+        var adoptions: [Adoption] = []
+        do {
+            try adoptStoredRecords(into: &adoptions)
+        } catch {
+            undo(adoptions)
+            throw error
+        }
+        return adoptions
+    }
+
+    private func adoptStoredRecords(into adoptions: inout [Adoption]) throws {
         for registration in insertionOrder.compactMap({ registrations[$0] })
         where registration.snapshot == nil && !registration.deleted {
             guard let entity = store.model.entity(named: registration.ref.entity) else { continue }
@@ -16,13 +36,16 @@ extension ModelContext {
                 for constraint in owner.uniquenessConstraints where !constraint.isEmpty {
                     var key: [String: AttributeValue] = [:]
                     for name in constraint {
-                        guard let value = values[name] else { continue search }
+                        // A constraint on a relationship, or on a property this record type leaves out.
+                        guard let value = values[name] else { break }
                         key[name] = value
                     }
-                    guard let stored = try store.refs(of: owner.name, holding: key).first,
-                        stored.entity == registration.ref.entity, byRef[stored] == nil
+                    guard key.count == constraint.count,
+                        let stored = try store.refs(of: owner.name, holding: key).first,
+                        stored.entity == registration.ref.entity,
+                        byRef[stored].map({ $0 == ObjectIdentifier(registration.object) }) ?? true
                     else { continue }
-                    try adopt(stored, into: registration)
+                    if let adoption = try adopt(stored, into: registration) { adoptions.append(adoption) }
                     break search
                 }
             }
@@ -30,22 +53,53 @@ extension ModelContext {
     }
 
     /// Makes `registration` stand for the stored record `ref`: its identity attribute takes the stored
-    /// identity, and its snapshot is the stored state, so that the save writes only what differs.
-    private func adopt(_ ref: ObjectRef, into registration: Registration) throws {
-        guard let attributes = try store.values(of: ref) else { return }
+    /// identity, its empty relationships the stored ones, and its snapshot is the stored state.
+    private func adopt(_ ref: ObjectRef, into registration: Registration) throws -> Adoption? {
+        guard let attributes = try store.values(of: ref) else { return nil }
+        var identity: (name: String, value: AttributeValue)?
         if let mapping = store.schema.entities[ref.entity] {
             switch mapping.identity {
             case .uuidAttribute(let name), .textAttribute(let name):
-                _ = registration.schema.writeAttribute[name]?(registration.object, attributes[name] ?? .null)
+                if let read = registration.schema.readAttribute[name] {
+                    identity = (name, read(registration.object))
+                    _ = registration.schema.writeAttribute[name]?(registration.object, attributes[name] ?? .null)
+                }
             case .generated:
                 break
             }
         }
+        let current = currentRelationships(registration)
         var relationships: [String: [ObjectRef]] = [:]
-        for name in registration.schema.writeObjects.keys { relationships[name] = try store.related(ref, name) }
+        var filled: [String] = []
+        for (name, write) in registration.schema.writeObjects {
+            let refs = try store.related(ref, name)
+            relationships[name] = refs
+            guard current[name]?.isEmpty ?? true, !refs.isEmpty else { continue }
+            let destination = registration.schema.destinations[name]
+            write(registration.object, try refs.compactMap { try materialize($0, as: destination) })
+            filled.append(name)
+        }
+        let adoption = Adoption(registration: registration, ref: registration.ref, identity: identity, filled: filled)
         byRef[registration.ref] = nil
         registration.ref = ref
         byRef[ref] = ObjectIdentifier(registration.object)
         registration.snapshot = Snapshot(attributes: attributes, relationships: relationships)
+        return adoption
+    }
+
+    /// Puts registrations back as they were before ``adoptStoredRecords()``: a failed save keeps the
+    /// context's changes as they were.
+    func undo(_ adoptions: [Adoption]) {
+        for adoption in adoptions.reversed() {
+            let registration = adoption.registration
+            byRef[registration.ref] = nil
+            registration.ref = adoption.ref
+            byRef[adoption.ref] = ObjectIdentifier(registration.object)
+            registration.snapshot = nil
+            if let identity = adoption.identity {
+                _ = registration.schema.writeAttribute[identity.name]?(registration.object, identity.value)
+            }
+            for name in adoption.filled { registration.schema.writeObjects[name]?(registration.object, []) }
+        }
     }
 }

@@ -174,9 +174,15 @@ extension NewStore {
         var conditions: [String] = []
         var arguments: [SQLiteValue] = []
         for (name, value) in values.sorted(by: { $0.key < $1.key }) {
-            guard let attribute = model.allAttributes(of: entity).first(where: { $0.name == name }),
-                case .column(let column, _)? = mapping.properties[name]
-            else { throw StoreError.mismatch(path: path, detail: "\(entityName) has no stored attribute \(name)") }
+            let column: String
+            switch mapping.properties[name] {
+            case .column(let name, _)?: column = name
+            case .identity?: column = "id"
+            default: throw StoreError.mismatch(path: path, detail: "\(entityName) has no stored attribute \(name)")
+            }
+            guard let attribute = model.allAttributes(of: entity).first(where: { $0.name == name }) else {
+                throw StoreError.mismatch(path: path, detail: "\(entityName) has no stored attribute \(name)")
+            }
             let stored: SQLiteValue
             do {
                 stored = try NewValueCodec.encode(value, as: attribute)
