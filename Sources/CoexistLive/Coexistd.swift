@@ -13,9 +13,11 @@ public enum Coexistd {
         socket: String,
         timeout: Duration = .seconds(10)
     ) throws(LiveError) -> Int64 {
+        // Whole seconds first (at most 600), so that no duration overflows the arithmetic.
+        let seconds = min(max(timeout.components.seconds, 0), 600)
         let milliseconds = max(
             0,
-            min(600_000, timeout.components.seconds * 1_000 + timeout.components.attoseconds / 1_000_000_000_000_000)
+            min(seconds * 1_000 + timeout.components.attoseconds / 1_000_000_000_000_000, 600_000)
         )
         let client: LineClient
         do {

@@ -53,6 +53,11 @@ final class DaemonSubscription: @unchecked Sendable {
             throw .daemon(socket: socket, detail: "\(error)")
         }
         guard let line else { return nil }
+        return try decode(line, socket)
+    }
+
+    /// One message line, decoded.
+    static func decode(_ line: String, _ socket: String) throws(LiveError) -> Message {
         guard let message = try? JSONDecoder().decode(Message.self, from: Data(line.utf8)) else {
             throw .daemon(socket: socket, detail: "an unreadable message: \(line.prefix(200))")
         }
@@ -62,13 +67,16 @@ final class DaemonSubscription: @unchecked Sendable {
     /// The token of the next complete transaction; nil once `isStopped` says so.
     func nextTransaction(isStopped: () -> Bool) throws(LiveError) -> Int64? {
         while !isStopped() {
-            let message: Message?
+            let line: String?
             do {
-                message = try Self.read(client, socket)
-            } catch .daemon(_, let detail) where detail.contains("EAGAIN") || detail.contains("temporarily") {
-                continue
+                line = try client.readLine()
+            } catch let error where error.code == EAGAIN || error.code == EWOULDBLOCK || error.code == EINTR {
+                continue  // the read timed out: look at the stop flag again
+            } catch {
+                throw .ended(socket: socket, reason: "\(error)")
             }
-            guard let message else { throw .ended(socket: socket, reason: "the connection closed") }
+            guard let line else { throw .ended(socket: socket, reason: "the connection closed") }
+            let message = try Self.decode(line, socket)
             switch message.type {
             case "event":
                 // One signal per transaction: its last change.

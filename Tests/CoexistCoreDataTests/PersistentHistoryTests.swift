@@ -71,4 +71,41 @@ import Testing
         #expect(throws: CoreDataError.self) { try readOnly.execute(.deleteHistory(before: deleted + 1)) }
         #expect(try transactions(readOnly, .fetchHistory(after: 0)).count == 1)
     }
+
+    /// A context whose unmerged history another process deleted is told so once, then goes on.
+    @Test func mergingPastDeletedHistoryIsAnError() throws {
+        let holder = try DemoContexts.context(path)
+        let writer = try DemoContexts.context(path, author: "writer")
+        let category = try DemoContexts.seed(writer, count: 1)
+        _ = try holder.mergeChangesFromStore()
+        let held = try holder.existingObject(with: category.objectID)
+        writer.delete(category)
+        let deleted = try #require(try writer.save())
+        #expect(try writer.execute(.deleteHistory(before: deleted + 1)) == .deleted(count: 2, through: deleted))
+        let error = #expect(throws: CoreDataError.self) { try holder.mergeChangesFromStore() }
+        guard case .historyExpired(_, let resumed)? = error else {
+            Issue.record("not historyExpired: \(String(describing: error))")
+            return
+        }
+        #expect(resumed == deleted)
+        #expect(held.managedObjectContext === holder)
+        #expect(try holder.mergeChangesFromStore().isEmpty)
+        // A context opened on an emptied history starts after it: no false alarm.
+        #expect(try DemoContexts.context(path).mergeChangesFromStore().isEmpty)
+    }
+
+    /// Deleting before a date takes only transactions saved before it, whatever their order; tokens at the
+    /// ends of the range are no trap.
+    @Test func deleteBeforeADateAndExtremeTokens() throws {
+        let writer = try DemoContexts.context(path, author: "writer")
+        let category = try DemoContexts.seed(writer, count: 1)
+        category.name = "Renamed"
+        let later = try #require(try writer.save())
+        // The first transaction's clock ran ahead: it is not older than the date, though its token is.
+        try RawSQLite.execute(path, "UPDATE ATRANSACTION SET ZTIMESTAMP = 9e9 WHERE Z_PK = \(later - 1)")
+        #expect(try writer.execute(.deleteHistory(before: Date())) == .deleted(count: 1, through: later))
+        #expect(try transactions(writer, .fetchHistory(after: 0)).map(\.token) == [later - 1])
+        #expect(try writer.execute(.deleteHistory(before: Int64.min)) == .deleted(count: 0, through: nil))
+        #expect(try transactions(writer, .fetchHistory(after: Int64.max)).isEmpty)
+    }
 }

@@ -45,4 +45,17 @@ import Testing
         #expect(try writer.fetchHistory(HistoryDescriptor()).map(\.token) == [deleted])
         #expect(throws: StoreError.self) { try writer.deleteHistory(HistoryDescriptor()) }
     }
+
+    @Test func mergingPastDeletedHistoryIsAnError() throws {
+        let holder = try context("holder")
+        let writer = try context("writer")
+        let task = TaskRecord(title: "Buy milk")
+        writer.insert(task)
+        try writer.save()
+        writer.delete(task)
+        let deleted = try #require(try writer.save())
+        #expect(try writer.deleteHistory(HistoryDescriptor(before: deleted + 1)) == 2)
+        #expect(throws: LiveError.self) { try holder.mergeChangesFromStore() }
+        #expect(try holder.mergeChangesFromStore().isEmpty)
+    }
 }

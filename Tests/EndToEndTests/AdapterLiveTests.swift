@@ -96,6 +96,8 @@ final class PeerProcess {
         }
         let id = UUID()
         let task = try insertTask(id, "Buy milk")
+        // A timeout of any size is taken (clamped), not an overflow.
+        #expect(try Coexistd.waitUntilMirrored(through: 0, socket: daemon.socket, timeout: .seconds(Int64.max)) >= 0)
         let peer = try PeerProcess([path, model, daemon.socket])
         let key = id.uuidString
         let lower = key.lowercased()

@@ -15,6 +15,11 @@ public enum CoreDataError: Error, Sendable, CustomStringConvertible {
     case mergeConflict([MergeConflict])
     /// The object is not (or no longer) in the store.
     case objectNotFound(String)
+    /// History the context had not merged yet was deleted (`deleteHistory`, coexistd's retention): the
+    /// changes after token `after` through `resumedAfter` cannot be merged; objects the context holds may be
+    /// stale: fetch them again (Core Data's expired history token). The next merge goes on after
+    /// `resumedAfter`.
+    case historyExpired(after: Int64, resumedAfter: Int64)
     /// The context was opened read-only.
     case readOnly(path: String)
     /// The store refused the operation (SQLite, model/store mismatch, a rule of the model).
@@ -33,6 +38,8 @@ public enum CoreDataError: Error, Sendable, CustomStringConvertible {
             "merge conflict: " + conflicts.map(\.description).joined(separator: "; ")
         case .objectNotFound(let object): "\(object) is not in the store"
         case .readOnly(let path): "\(path): the context is read-only"
+        case .historyExpired(let after, let resumed):
+            "the history after token \(after) through \(resumed) was deleted before this context merged it: fetch again"
         case .store(let detail): detail
         }
     }

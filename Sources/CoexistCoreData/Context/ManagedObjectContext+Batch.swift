@@ -35,8 +35,10 @@ extension ManagedObjectContext {
     public func execute(_ request: BatchUpdateRequest) throws(CoreDataError) -> BatchResult {
         guard let entity = model.entity(named: request.entityName) else { throw .unknownEntity(request.entityName) }
         let values = try attributeValues(request.propertiesToUpdate, of: entity, naming: request.entityName)
-        let ids = try selected(request.entityName, request.predicate, request.includesSubentities)
+        let query = try selection(request.entityName, request.predicate, request.includesSubentities)
         return try batchSave { save in
+            // Selected inside the write transaction: what matches is what is updated.
+            let ids = try store.objectIDs(query)
             for id in ids {
                 do {
                     try save.update(id, values)
@@ -52,8 +54,9 @@ extension ManagedObjectContext {
     @discardableResult
     public func execute(_ request: BatchDeleteRequest) throws(CoreDataError) -> BatchResult {
         guard model.entity(named: request.entityName) != nil else { throw .unknownEntity(request.entityName) }
-        let ids = try selected(request.entityName, request.predicate, request.includesSubentities)
+        let query = try selection(request.entityName, request.predicate, request.includesSubentities)
         return try batchSave { save in
+            let ids = try store.objectIDs(query)
             var written: [ObjectID] = []
             // An earlier delete's cascade may have taken a later one already.
             for id in ids where try store.object(id) != nil {
@@ -97,21 +100,16 @@ extension ManagedObjectContext {
         return values
     }
 
-    /// The stored objects `predicate` selects from `entityName`.
-    private func selected(
+    /// The query selecting what `predicate` selects from `entityName`.
+    private func selection(
         _ entityName: String,
         _ predicate: FetchPredicate?,
         _ includesSubentities: Bool
-    ) throws(CoreDataError) -> [ObjectID] {
+    ) throws(CoreDataError) -> ObjectQuery {
         let request = FetchRequest<ManagedObject>(entityName: entityName)
         request.predicate = predicate
         request.includesSubentities = includesSubentities
-        let query = try self.query(request)
-        do {
-            return try store.objectIDs(query)
-        } catch {
-            throw .store("\(error)")
-        }
+        return try query(request)
     }
 
     /// One save of a batch, with the context's author; its token is not the context's own, so merging

@@ -29,11 +29,18 @@ extension ManagedObjectContext {
     /// ones become deleted and leave the context; to-manys are read again. Objects with unsaved changes are
     /// never overwritten: they are reported as ``StoreRemoteChange/conflicts``. Returns one change per
     /// transaction that changed Core Data rows, in token order (the context's own saves are skipped).
+    /// When history it had not merged was deleted meanwhile, it throws ``CoreDataError/historyExpired(after:resumedAfter:)``
+    /// once (fetch again what matters) and goes on from there at the next call.
     @discardableResult
     public func mergeChangesFromStore() throws(CoreDataError) -> [StoreRemoteChange] {
         var merged: [StoreRemoteChange] = []
         do {
             guard try HistoryTables.exist(store.connection) else { return [] }
+            if let resumed = try HistoryGaps.deleted(after: lastMergedToken, store.connection) {
+                let after = lastMergedToken
+                lastMergedToken = resumed
+                throw CoreDataError.historyExpired(after: after, resumedAfter: resumed)
+            }
             let reader = try HistoryReader(connection: store.connection, decoder: StoreChangeDecoder(store: store))
             while true {
                 let page = try reader.transactions(after: lastMergedToken, limit: 500)
@@ -46,6 +53,8 @@ extension ManagedObjectContext {
                 }
                 if page.count < 500 { break }
             }
+        } catch let error as CoreDataError {
+            throw error
         } catch {
             throw .store("\(error)")
         }

@@ -76,7 +76,7 @@ public final class ManagedObjectContext {
         isReadOnly = readOnly
         do {
             if try HistoryTables.exist(opened.connection) {
-                lastMergedToken = try opened.connection.scalar("SELECT max(Z_PK) FROM ATRANSACTION").integerValue ?? 0
+                lastMergedToken = try HistoryGaps.lastIssuedToken(opened.connection)
             }
         } catch {
             throw .store("\(error)")

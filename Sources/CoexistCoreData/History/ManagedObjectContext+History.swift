@@ -23,13 +23,13 @@ extension ManagedObjectContext {
                 filter.after = date.timeIntervalSinceReferenceDate
                 return .transactions(try fetchHistory(filter, request))
             case .deleteBeforeToken(let token):
-                return try deleteHistory { _ in token - 1 }
+                return try deleteHistory(olderThan: nil) { _ in max(token, 1) - 1 }
             case .deleteBeforeDate(let date):
-                return try deleteHistory { connection in
-                    try connection.scalar(
-                        "SELECT max(Z_PK) FROM ATRANSACTION WHERE ZTIMESTAMP < ?",
-                        [.real(date.timeIntervalSinceReferenceDate)]
-                    ).integerValue ?? 0
+                // Through the newest transaction saved before `date`, and only those saved before it.
+                let time = date.timeIntervalSinceReferenceDate
+                return try deleteHistory(olderThan: time) { connection in
+                    try connection.scalar("SELECT max(Z_PK) FROM ATRANSACTION WHERE ZTIMESTAMP < ?", [.real(time)])
+                        .integerValue ?? 0
                 }
             }
         } catch let error as CoreDataError {
@@ -90,14 +90,17 @@ extension ManagedObjectContext {
 
     /// Deletes through the token `wanted` names, held back to what coexistd and durable consumers no longer
     /// need; both read in the write transaction that deletes.
-    private func deleteHistory(_ wanted: (Connection) throws -> Int64) throws -> PersistentHistoryResult {
+    private func deleteHistory(
+        olderThan timestamp: Double?,
+        _ wanted: (Connection) throws -> Int64
+    ) throws -> PersistentHistoryResult {
         guard !isReadOnly else { throw CoreDataError.readOnly(path: path) }
         let connection = store.connection
         return try connection.write {
             var through = try wanted(connection)
             if let hold = try HistoryHolds.bound(connection) { through = min(through, hold) }
             guard through > 0 else { return .deleted(count: 0, through: nil) }
-            let count = try HistoryPruner.prune(connection, upTo: through)
+            let count = try HistoryPruner.prune(connection, upTo: through, olderThan: timestamp)
             return .deleted(count: count, through: count > 0 ? through : nil)
         }
     }

@@ -61,9 +61,16 @@ extension ModelContext {
     /// changes are never overwritten: they are reported as ``ModelRemoteChange/conflicts``. Returns one
     /// change per transaction that changed the new schema, in token order; the context's own saves are
     /// skipped.
+    /// When history it had not merged was deleted meanwhile, it throws ``LiveError/historyExpired(after:resumedAfter:)``
+    /// once (fetch again what matters) and goes on from there at the next call.
     @discardableResult
     public func mergeChangesFromStore() throws -> [ModelRemoteChange] {
         guard try HistoryTables.exist(store.connection) else { return [] }
+        if let resumed = try HistoryGaps.deleted(after: lastMergedToken, store.connection) {
+            let after = lastMergedToken
+            lastMergedToken = resumed
+            throw LiveError.historyExpired(after: after, resumedAfter: resumed)
+        }
         let reader = try HistoryReader(connection: store.connection, decoder: NoLegacyDecoding())
         var merged: [ModelRemoteChange] = []
         var changedRecords: [Registration] = []

@@ -57,8 +57,7 @@ public final class ModelContext {
         self.store = store
         metadata = SaveMetadata(author: author, contextName: contextName, processName: "coexist")
         if (try? HistoryTables.exist(store.connection)) == true {
-            lastMergedToken =
-                (try? store.connection.scalar("SELECT max(Z_PK) FROM ATRANSACTION").integerValue ?? 0) ?? 0
+            lastMergedToken = (try? HistoryGaps.lastIssuedToken(store.connection)) ?? 0
         }
     }
 

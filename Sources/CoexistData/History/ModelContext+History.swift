@@ -10,7 +10,7 @@ extension ModelContext {
         guard try HistoryTables.exist(store.connection) else { return [] }
         var filter = HistoryFilter()
         filter.since = max(0, descriptor.after ?? 0)
-        if let before = descriptor.before { filter.until = before - 1 }
+        if let before = descriptor.before { filter.until = max(before, 1) - 1 }
         filter.author = descriptor.author
         let reader = try HistoryReader(connection: store.connection, decoder: NoLegacyDecoding())
         let wanted = max(0, descriptor.fetchLimit ?? .max)
@@ -36,7 +36,7 @@ extension ModelContext {
         guard try HistoryTables.exist(store.connection) else { return 0 }
         let connection = store.connection
         return try connection.write {
-            var through = before - 1
+            var through = max(before, 1) - 1
             if let hold = try HistoryHolds.bound(connection) { through = min(through, hold) }
             return through > 0 ? try HistoryPruner.prune(connection, upTo: through) : 0
         }
