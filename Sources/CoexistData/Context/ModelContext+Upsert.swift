@@ -31,8 +31,10 @@ extension ModelContext {
         for registration in insertionOrder.compactMap({ registrations[$0] })
         where registration.snapshot == nil && !registration.deleted {
             guard let entity = store.model.entity(named: registration.ref.entity) else { continue }
+            let owners = store.model.ancestry(of: entity).filter { !$0.uniquenessConstraints.isEmpty }
+            guard !owners.isEmpty else { continue }
             let values = currentSnapshot(registration).attributes
-            search: for owner in store.model.ancestry(of: entity) {
+            search: for owner in owners {
                 for constraint in owner.uniquenessConstraints where !constraint.isEmpty {
                     var key: [String: AttributeValue] = [:]
                     for name in constraint {
