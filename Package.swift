@@ -175,7 +175,7 @@ let package = Package(
     .testTarget(
       name: "CoexistDataTests",
       dependencies: [
-        "CoexistData", "CoexistStore", "CoexistHistory", "CoexistLegacyStore", "CoexistModel",
+        "CoexistData", "CoexistDemo", "CoexistStore", "CoexistHistory", "CoexistLegacyStore", "CoexistModel",
         "CoexistMigration",
         "CoexistSQLite",
         "TestSupport",

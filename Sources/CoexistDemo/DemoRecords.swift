@@ -33,9 +33,17 @@ public final class DemoTask: PersistentModel {
     public required init() {}
 
     /// A task titled `title`.
-    public convenience init(title: String, priority: Int = 0, category: DemoCategory? = nil) {
+    public convenience init(
+        title: String,
+        isCompleted: Bool = false,
+        createdAt: Date = Date(),
+        priority: Int = 0,
+        category: DemoCategory? = nil
+    ) {
         self.init()
         self.title = title
+        self.isCompleted = isCompleted
+        self.createdAt = createdAt
         self.priority = priority
         self.category = category
     }
@@ -62,8 +70,9 @@ public final class DemoCategory: PersistentModel {
     public required init() {}
 
     /// A category named `name`.
-    public convenience init(name: String) {
+    public convenience init(name: String, color: String = "blue") {
         self.init()
         self.name = name
+        self.color = color
     }
 }
