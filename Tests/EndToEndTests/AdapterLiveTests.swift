@@ -1,6 +1,5 @@
 import CoexistCoreData
 import Foundation
-import Synchronization
 import TestSupport
 import Testing
 
@@ -8,9 +7,28 @@ import Testing
 final class PeerProcess {
     let process = Process()
     private let input = Pipe()
-    /// Complete reply lines not taken yet, and the start of the next one.
-    private final class Lines: Sendable {
-        let state = Mutex<(complete: [String], partial: Data)>(([], Data()))
+    /// Complete reply lines not taken yet, and the start of the next one; guarded by an `NSLock` (which
+    /// ThreadSanitizer follows) between the pipe's handler and the test.
+    private final class Lines: @unchecked Sendable {
+        private let lock = NSLock()
+        private var complete: [String] = []
+        private var partial = Data()
+
+        func append(_ data: Data) {
+            lock.lock()
+            defer { lock.unlock() }
+            partial.append(data)
+            while let newline = partial.firstIndex(of: 0x0A) {
+                complete.append(String(decoding: partial[partial.startIndex..<newline], as: UTF8.self))
+                partial.removeSubrange(partial.startIndex...newline)
+            }
+        }
+
+        func next() -> String? {
+            lock.lock()
+            defer { lock.unlock() }
+            return complete.isEmpty ? nil : complete.removeFirst()
+        }
     }
     private let lines = Lines()
 
@@ -22,18 +40,7 @@ final class PeerProcess {
         process.standardOutput = output
         process.standardError = FileHandle.nullDevice
         let lines = self.lines
-        output.fileHandleForReading.readabilityHandler = { handle in
-            let data = handle.availableData
-            lines.state.withLock { state in
-                state.partial.append(data)
-                while let newline = state.partial.firstIndex(of: 0x0A) {
-                    state.complete.append(
-                        String(decoding: state.partial[state.partial.startIndex..<newline], as: UTF8.self)
-                    )
-                    state.partial.removeSubrange(state.partial.startIndex...newline)
-                }
-            }
-        }
+        output.fileHandleForReading.readabilityHandler = { handle in lines.append(handle.availableData) }
         try process.run()
     }
 
@@ -41,9 +48,7 @@ final class PeerProcess {
     func ask(_ command: String) -> String {
         input.fileHandleForWriting.write(Data((command + "\n").utf8))
         for _ in 0..<3_000 {
-            if let line = lines.state.withLock({ $0.complete.isEmpty ? nil : $0.complete.removeFirst() }) {
-                return line
-            }
+            if let line = lines.next() { return line }
             usleep(10_000)
         }
         return ""

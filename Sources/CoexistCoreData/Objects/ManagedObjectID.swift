@@ -27,7 +27,7 @@ public struct ManagedObjectID: Sendable, Hashable, CustomStringConvertible {
     init(temporaryFor entityName: String, storeIdentifier: String) {
         self.entityName = entityName
         pk = nil
-        temporary = temporaryCount.add(1, ordering: .relaxed).newValue
+        temporary = TemporaryCounter.shared.count.add(1, ordering: .relaxed).newValue
         self.storeIdentifier = storeIdentifier
     }
 
@@ -65,5 +65,8 @@ public struct ManagedObjectID: Sendable, Hashable, CustomStringConvertible {
 
 /// The UUID every temporary identity of this process starts with.
 private let temporarySession = UUID().uuidString
-/// The last temporary identity's number.
-private let temporaryCount = Atomic<UInt64>(0)
+/// The last temporary identity's number (an atomic held by a class, as the project's other atomics are).
+private final class TemporaryCounter: Sendable {
+    static let shared = TemporaryCounter()
+    let count = Atomic<UInt64>(0)
+}

@@ -1,6 +1,6 @@
 import CoexistModel
 import CoexistStore
-import Synchronization
+import Foundation
 
 /// A record type of the new schema: a class with one Swift property per model property it uses, and a
 /// ``RecordSchema`` that maps each Swift key path to the model's property name.
@@ -35,15 +35,33 @@ extension PersistentModel {
     /// (from ``schema``, read then) and kept.
     static var erasedSchema: ErasedSchema {
         let key = ObjectIdentifier(Self.self)
-        if let known = erasedSchemas.withLock({ $0[key] }) { return known }
+        if let known = ErasedSchemaCache.shared.schema(key) { return known }
         let built = ErasedSchema(schema)
-        erasedSchemas.withLock { $0[key] = built }
+        ErasedSchemaCache.shared.keep(built, key)
         return built
     }
 }
 
-/// Erased schemas by record type: each is built once, not at every record a fetch makes.
-private let erasedSchemas = Mutex<[ObjectIdentifier: ErasedSchema]>([:])
+/// Erased schemas by record type: each is built once, not at every record a fetch makes. Guarded by an
+/// `NSLock` (a pthread mutex, which ThreadSanitizer follows; `Synchronization.Mutex` waits on a futex it
+/// cannot see).
+private final class ErasedSchemaCache: @unchecked Sendable {
+    static let shared = ErasedSchemaCache()
+    private let lock = NSLock()
+    private var schemas: [ObjectIdentifier: ErasedSchema] = [:]
+
+    func schema(_ key: ObjectIdentifier) -> ErasedSchema? {
+        lock.lock()
+        defer { lock.unlock() }
+        return schemas[key]
+    }
+
+    func keep(_ schema: ErasedSchema, _ key: ObjectIdentifier) {
+        lock.lock()
+        defer { lock.unlock() }
+        schemas[key] = schema
+    }
+}
 
 /// The mapping of a record type: its entity and properties.
 public struct RecordSchema<Root: PersistentModel>: @unchecked Sendable {
