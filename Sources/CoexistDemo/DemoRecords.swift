@@ -5,7 +5,7 @@ public import Foundation
 /// adapter: the type the demo, the benchmark and the multi-process tests use on the new side.
 public final class DemoTask: PersistentModel {
     /// The identity both schemas share.
-    public var id = UUID()
+    public var id: UUID
     /// What to do.
     public var title = ""
     /// Whether it is done.
@@ -29,8 +29,11 @@ public final class DemoTask: PersistentModel {
         ]
     )
 
-    /// An empty record, filled in by a context when fetched.
-    public required init() {}
+    /// A new task with a new identity.
+    public required init() { id = UUID() }
+
+    /// A task a context fills from a stored row: no new identity is made (it is read right after).
+    public required init(backingData: BackingData) { id = backingData.placeholderUUID }
 
     /// A task titled `title`.
     public convenience init(
@@ -52,7 +55,7 @@ public final class DemoTask: PersistentModel {
 /// The demo model's Category (version 2.0.0) as a record of the SwiftData-shaped adapter.
 public final class DemoCategory: PersistentModel {
     /// The identity both schemas share.
-    public var id = UUID()
+    public var id: UUID
     /// The name shown.
     public var name = ""
     /// A color name.
@@ -66,8 +69,11 @@ public final class DemoCategory: PersistentModel {
         [.attribute("id", \.id), .attribute("name", \.name), .attribute("color", \.color), .toMany("tasks", \.tasks)]
     )
 
-    /// An empty record, filled in by a context when fetched.
-    public required init() {}
+    /// A new category with a new identity.
+    public required init() { id = UUID() }
+
+    /// A category a context fills from a stored row: no new identity is made (it is read right after).
+    public required init(backingData: BackingData) { id = backingData.placeholderUUID }
 
     /// A category named `name`.
     public convenience init(name: String, color: String = "blue") {

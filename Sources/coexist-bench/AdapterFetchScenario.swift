@@ -8,8 +8,9 @@ import CoexistStore
 import Foundation
 
 /// *adapter-fetch*: `rows` of twice as many tasks are fetched with a translated predicate (`priority >= 1`),
-/// each adapter's fetch (a new context each round, every title read) side by side with the same query in
-/// raw SQL decoding each row into a Swift struct; medians of the rounds and their ratio.
+/// each adapter's fetch (on a new context each round, opened before the clock starts; every title read)
+/// side by side with the same query in raw SQL decoding each row into a Swift struct; medians of the rounds
+/// and their ratio.
 enum AdapterFetchScenario {
     struct Result: Sendable {
         var side: String
@@ -47,8 +48,12 @@ enum AdapterFetchScenario {
         let connection = legacy.connection
         var samples: [String: [Int64]] = [:]
         func timed(_ arm: String, _ body: () throws -> Int) throws {
+            try timed(arm, prepare: {}, { _ in try body() })
+        }
+        func timed<Prepared>(_ arm: String, prepare: () throws -> Prepared, _ body: (Prepared) throws -> Int) throws {
+            let prepared = try prepare()
             let start = Measure.now()
-            let count = try body()
+            let count = try body(prepared)
             samples[arm, default: []].append(Measure.now() - start)
             guard count == rows else { throw BenchError("\(arm) fetched \(count) tasks, not \(rows)") }
         }
@@ -59,8 +64,10 @@ enum AdapterFetchScenario {
                     "SELECT ZTITLE, ZNOTES, ZPRIORITY, ZISCOMPLETED, ZCREATEDAT, ZID FROM ZTASK WHERE ZPRIORITY >= ?"
                 )
             }
-            try timed("legacy-adapter") {
-                let context = try ManagedObjectContext(storeAt: store.path, modelAt: modelPath, readOnly: true)
+            try timed(
+                "legacy-adapter",
+                prepare: { try ManagedObjectContext(storeAt: store.path, modelAt: modelPath, readOnly: true) }
+            ) { context in
                 let request = FetchRequest<ManagedObject>(entityName: "Task")
                 request.predicate = try FetchPredicate(format: "priority >= %@", 1)
                 let tasks = try context.fetch(request)
@@ -72,8 +79,9 @@ enum AdapterFetchScenario {
                     "SELECT title, notes, priority, is_completed, created_at, id FROM task WHERE priority >= ?"
                 )
             }
-            try timed("new-adapter") {
-                let context = try ModelContext(try NewStore(path: store.path, model: store.model))
+            try timed("new-adapter", prepare: { try ModelContext(try NewStore(path: store.path, model: store.model)) })
+            {
+                context in
                 let tasks = try context.fetch(FetchDescriptor<DemoTask>(predicate: #Predicate { $0.priority >= 1 }))
                 return tasks.filter { !$0.title.isEmpty }.count
             }

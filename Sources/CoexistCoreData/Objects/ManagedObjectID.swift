@@ -50,12 +50,12 @@ public struct ManagedObjectID: Sendable, Hashable, CustomStringConvertible {
         return URL(string: text) ?? URL(fileURLWithPath: "/")
     }
 
-    /// Hashes the key (or the temporary number) and the entity; the store's UUID, the same for every
-    /// identity of a context, only takes part in `==`.
+    /// Hashes the key (or the temporary number) alone: the entity (the same key in two tables is rare) and
+    /// the store's UUID (the same for every identity of a context) only take part in `==`. Hashing no text
+    /// keeps a context's identity map cheap to grow.
     public func hash(into hasher: inout Hasher) {
         hasher.combine(pk)
         hasher.combine(temporary)
-        hasher.combine(entityName)
     }
 
     public var description: String {

@@ -29,10 +29,12 @@ extension ModelContext {
         let held = Set(registrations.keys)
         var skip = plan.limitedInSQL ? 0 : max(0, descriptor.fetchOffset ?? 0)
         var remaining = plan.limitedInSQL ? Int.max : max(0, descriptor.fetchLimit ?? .max)
-        var batch: [(ref: ObjectRef, values: StoredValues?)] = []
+        var batch: [(ref: ObjectRef, values: StoredRow?)] = []
+        var layouts = RecordLayouts(schema: Model.erasedSchema, only: try fetchedNames(descriptor, plan))
         func flush() throws {
-            for (ref, values) in batch where remaining > 0 {
-                guard let record = try materialize(ref, as: Model.self, stored: values) as? Model else { continue }
+            try materialize(batch.compactMap { ref, values in values.map { (ref, $0) } })
+            for (ref, _) in batch where remaining > 0 {
+                guard let record = byRef[ref].flatMap({ registrations[$0] })?.object as? Model else { continue }
                 if registrations[ObjectIdentifier(record)]?.deleted == true { continue }
                 if !plan.exact, let filter = descriptor.combined, try !filter.evaluate(record) { continue }
                 if skip > 0 {
@@ -48,7 +50,7 @@ extension ModelContext {
         try store.connection.forEachRow(plan.sql, plan.arguments) { row in
             guard remaining > 0 else { return }
             let ref = ObjectRef(entity: row[1].textValue ?? Model.schema.entity, id: row[0].textValue ?? "")
-            batch.append((ref, byRef[ref] == nil ? try store.values(of: ref, in: row) : nil))
+            batch.append((ref, byRef[ref] == nil ? try layouts.read(row, ref, store) : nil))
             if batch.count == size { try flush() }
         }
         try flush()
@@ -75,8 +77,8 @@ extension ModelContext {
         var queue = Array(kept)
         while let key = queue.popLast() {
             guard let registration = registrations[key] else { continue }
-            for read in registration.schema.readObjects.values {
-                for object in read(registration.object) {
+            for relationship in registration.schema.relationships {
+                for object in relationship.read(registration.object) {
                     let reached = ObjectIdentifier(object)
                     if registrations[reached] != nil, !held.contains(reached), kept.insert(reached).inserted {
                         queue.append(reached)

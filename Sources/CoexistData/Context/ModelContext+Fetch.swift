@@ -19,14 +19,23 @@ extension ModelContext {
     public func fetch<Model: PersistentModel>(_ descriptor: FetchDescriptor<Model>) throws -> [Model] {
         let plan = try plan(descriptor, everyColumn: true)
         // Each row's values come with it: records are made after the query, without a query each.
-        var rows: [(ref: ObjectRef, values: StoredValues?)] = []
+        var refs: [ObjectRef] = []
+        var unheld: [(ref: ObjectRef, row: StoredRow)] = []
+        var layouts = RecordLayouts(schema: Model.erasedSchema, only: try fetchedNames(descriptor, plan))
         try store.connection.forEachRow(plan.sql, plan.arguments) { row in
             let ref = ObjectRef(entity: row[1].textValue ?? Model.schema.entity, id: row[0].textValue ?? "")
-            rows.append((ref, byRef[ref] == nil ? try store.values(of: ref, in: row) : nil))
+            refs.append(ref)
+            if let held = byRef[ref].flatMap({ registrations[$0] }) {
+                if !held.unfetched.isEmpty, layouts.only == nil { try fill(held, from: layouts.read(row, ref, store)) }
+            } else {
+                unheld.append((ref, try layouts.read(row, ref, store)))
+            }
         }
+        try materialize(unheld)
         var result: [Model] = []
-        for (ref, values) in rows {
-            guard let record = try materialize(ref, as: Model.self, stored: values) as? Model else { continue }
+        result.reserveCapacity(refs.count)
+        for ref in refs {
+            guard let record = byRef[ref].flatMap({ registrations[$0] })?.object as? Model else { continue }
             if registrations[ObjectIdentifier(record)]?.deleted == true { continue }
             if !plan.exact, let filter = descriptor.combined, try !filter.evaluate(record) { continue }
             result.append(record)
@@ -134,38 +143,138 @@ extension ModelContext {
         )
     }
 
-    /// Whether records are deleted in the context and not saved yet.
-    var hasPendingDeletes: Bool { registrations.values.contains(where: \.deleted) }
-
-    /// A row's attribute values and the to-ones it answers, read with the fetch's own query.
-    typealias StoredValues = (attributes: [String: AttributeValue], toOnes: [String: [ObjectRef]])
-
-    /// The record object for `ref`: the registered one, or a new one loaded from the database (nil when the
-    /// row does not exist); `stored`, what the fetch read of the row already.
-    func materialize(
-        _ ref: ObjectRef,
-        as type: (any PersistentModel.Type)?,
-        stored: StoredValues? = nil
-    ) throws -> AnyObject? {
-        if let known = byRef[ref], let registration = registrations[known] { return registration.object }
-        guard let schema = type?.erasedSchema ?? nil, let values = try stored?.attributes ?? store.values(of: ref)
-        else {
+    /// The attributes a fetch with `descriptor` reads: nil for all (no `propertiesToFetch`, or a predicate or
+    /// sort that runs in memory), else those listed and the identity.
+    func fetchedNames<Model: PersistentModel>(
+        _ descriptor: FetchDescriptor<Model>,
+        _ plan: FetchPlan
+    ) throws -> Set<String>? {
+        guard !descriptor.propertiesToFetch.isEmpty, plan.exact, plan.sortedInSQL || descriptor.sortBy.isEmpty else {
             return nil
         }
-        let object = schema.make()
-        for (name, write) in schema.writeAttribute {
-            guard write(object, values[name] ?? .null) else {
-                throw StoreError.invalidData(
+        let schema = Model.erasedSchema
+        var names: Set<String> = []
+        for keyPath in descriptor.propertiesToFetch {
+            guard let name = schema.keyPaths[keyPath] else {
+                throw StoreError.validation(
                     path: store.path,
-                    detail: "\(ref): the stored \(name) does not fit the record type's property"
+                    detail: "propertiesToFetch: \(keyPath) is not a property of \(schema.entity)'s record schema"
                 )
             }
+            names.insert(name)
         }
-        let registration = Registration(object: object, ref: ref, schema: schema)
-        registrations[ObjectIdentifier(object)] = registration
-        byRef[ref] = ObjectIdentifier(object)
-        insertionOrder.append(ObjectIdentifier(object))
-        try reload(registration, toOnes: stored?.toOnes ?? [:])
-        return object
+        switch store.schema.entities[schema.entity]?.identity {
+        case .uuidAttribute(let name), .textAttribute(let name): names.insert(name)
+        case .generated, nil: break
+        }
+        return names
+    }
+
+    /// Reads into a record a fetch with `propertiesToFetch` made the attributes it left unread, except those
+    /// the app has set since.
+    func fill(_ registration: Registration, from row: StoredRow) throws {
+        guard var snapshot = registration.snapshot else { return }
+        let current = registration.schema.readAttributes(registration.object)
+        for slot in registration.unfetched {
+            guard case .position(let position) = row.layout.attributeSources[slot] else { continue }
+            let attribute = registration.schema.attributes[slot]
+            if current[slot] == snapshot.attributes[slot] {
+                guard let kept = attribute.write(registration.object, row.attributes[position]) else {
+                    throw StoreError.invalidData(
+                        path: store.path,
+                        detail:
+                            "\(registration.ref): the stored \(attribute.name) does not fit the record type's property"
+                    )
+                }
+                snapshot.attributes[slot] = kept
+            } else if let stored = attribute.write(registration.object, row.attributes[position]) {
+                // The app's value stays (and is saved next); the snapshot is what the file holds.
+                snapshot.attributes[slot] = stored
+                _ = attribute.write(registration.object, current[slot])
+            }
+        }
+        registration.snapshot = snapshot
+        registration.unfetched = []
+    }
+
+    /// Whether records are deleted in the context and not saved yet.
+    var hasPendingDeletes: Bool { registrations.values.contains(where: \.deleted) }
+}
+
+/// A row a fetch read, before its record is made: its attribute values and to-ones as the store decoded
+/// them, and how they map onto the record type's slots.
+struct StoredRow {
+    let layout: RecordLayout
+    let attributes: [AttributeValue]
+    let toOnes: [[ObjectRef]]
+}
+
+/// How the rows of one concrete entity become records of one type (a class: every row of a fetch holds it).
+final class RecordLayout {
+    /// Where a record attribute's value comes from.
+    enum Source {
+        /// The decoded attribute at this position.
+        case position(Int)
+        /// The entity stores no such attribute: nil.
+        case absent
+        /// Not read (`propertiesToFetch`): the record keeps what it was made with.
+        case skipped
+    }
+
+    let schema: ErasedSchema
+    let decoder: RowDecoder
+    /// By attribute slot of the record type.
+    let attributeSources: [Source]
+    /// By relationship slot: the position of its targets among the decoded to-ones (nil: read with a query).
+    let toOneSources: [Int?]
+
+    /// The layout of `decoder`'s rows for `schema`, reading the attributes in `only` (all when nil).
+    init(schema: ErasedSchema, decoder: RowDecoder, only: Set<String>?) {
+        self.schema = schema
+        self.decoder = decoder
+        let attributes = Dictionary(decoder.attributeNames.enumerated().map { ($1, $0) }) { first, _ in first }
+        let toOnes = Dictionary(decoder.toOneNames.enumerated().map { ($1, $0) }) { first, _ in first }
+        attributeSources = schema.attributes.map { attribute in
+            if let only, !only.contains(attribute.name) { return .skipped }
+            return attributes[attribute.name].map { .position($0) } ?? .absent
+        }
+        toOneSources = schema.relationships.map { $0.kind == .toOne ? toOnes[$0.name] : nil }
+    }
+}
+
+/// The layouts of one query's rows, by concrete entity, made at the first row of each.
+struct RecordLayouts {
+    let schema: ErasedSchema
+    /// The attributes read (all when nil).
+    let only: Set<String>?
+    private var byEntity: [String: RecordLayout] = [:]
+    private var last: RecordLayout?
+
+    init(schema: ErasedSchema, only: Set<String>? = nil) {
+        self.schema = schema
+        self.only = only
+    }
+
+    /// What `row` (the row of `ref`) holds.
+    mutating func read(_ row: Row, _ ref: ObjectRef, _ store: NewStore) throws -> StoredRow {
+        let layout: RecordLayout
+        if let last, last.decoder.entity == ref.entity {
+            layout = last
+        } else if let known = byEntity[ref.entity] {
+            layout = known
+        } else {
+            layout = RecordLayout(
+                schema: schema,
+                decoder: try store.rowDecoder(for: ref.entity, columnsOf: row),
+                only: only
+            )
+            byEntity[ref.entity] = layout
+        }
+        last = layout
+        return StoredRow(
+            layout: layout,
+            attributes: try layout.decoder.attributes(of: row, id: ref.id),
+            toOnes: layout.decoder.toOnes(of: row)
+        )
     }
 }

@@ -105,14 +105,13 @@ extension ModelContext {
         guard !merged.isEmpty else { return [] }
         for registration in changedRecords where registrations[ObjectIdentifier(registration.object)] != nil {
             guard let values = try store.values(of: registration.ref) else { continue }
-            for (name, write) in registration.schema.writeAttribute {
-                _ = write(registration.object, values[name] ?? .null)
+            for attribute in registration.schema.attributes {
+                _ = attribute.write(registration.object, values[attribute.name] ?? .null)
             }
+            registration.unfetched = []
         }
         // Relationships may have changed on either side: every unchanged record reads them again.
-        for registration in insertionOrder.compactMap({ registrations[$0] }) where isUnchanged(registration) {
-            try reload(registration)
-        }
+        try reload(insertionOrder.compactMap { registrations[$0] }.filter(isUnchanged))
         return merged
     }
 

@@ -11,17 +11,17 @@ extension ModelContext {
                 continue
             }
             registration.deleted = false
-            for (name, write) in registration.schema.writeAttribute {
-                _ = write(registration.object, snapshot.attributes[name] ?? .null)
+            for (slot, attribute) in registration.schema.attributes.enumerated() {
+                _ = attribute.write(registration.object, snapshot.attributes[slot])
             }
         }
         for registration in registrations.values {
             guard let snapshot = registration.snapshot else { continue }
-            for (name, write) in registration.schema.writeObjects {
-                let objects = (snapshot.relationships[name] ?? []).compactMap { ref in
+            for (slot, relationship) in registration.schema.relationships.enumerated() {
+                let objects = snapshot.relationships[slot].compactMap { ref in
                     byRef[ref].flatMap { registrations[$0]?.object }
                 }
-                write(registration.object, objects)
+                relationship.write(registration.object, objects)
             }
         }
     }

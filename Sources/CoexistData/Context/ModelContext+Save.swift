@@ -43,20 +43,23 @@ extension ModelContext {
                 try save.insert(
                     registration.ref.entity,
                     id: registration.ref.id,
-                    currentSnapshot(registration).attributes
+                    registration.schema.named(currentSnapshot(registration).attributes)
                 )
             }
             for registration in live where !registration.deleted {
                 let now = currentSnapshot(registration)
-                let before = registration.snapshot ?? Snapshot(attributes: [:], relationships: [:])
+                let before = registration.snapshot ?? Snapshot.empty(registration.schema)
                 if registration.snapshot != nil {
-                    let changed = now.attributes.filter { before.attributes[$0.key] != $0.value }
+                    var changed: [String: AttributeValue] = [:]
+                    for (slot, value) in now.attributes.enumerated() where before.attributes[slot] != value {
+                        changed[registration.schema.attributes[slot].name] = value
+                    }
                     if !changed.isEmpty { try save.update(registration.ref, changed) }
                 }
                 try writeRelationships(registration, now, before, deleted, save, kind: .toOne)
             }
             for registration in live where !registration.deleted {
-                let before = registration.snapshot ?? Snapshot(attributes: [:], relationships: [:])
+                let before = registration.snapshot ?? Snapshot.empty(registration.schema)
                 try writeRelationships(
                     registration,
                     currentSnapshot(registration),
@@ -89,9 +92,13 @@ extension ModelContext {
         _ save: NewSave,
         kind: PropertyKind
     ) throws {
-        for (name, current) in now.relationships.sorted(by: { $0.key < $1.key })
-        where registration.schema.kinds[name] == kind {
-            let previous = before.relationships[name] ?? []
+        let slots = registration.schema.relationships.indices.sorted {
+            registration.schema.relationships[$0].name < registration.schema.relationships[$1].name
+        }
+        for slot in slots where registration.schema.relationships[slot].kind == kind {
+            let name = registration.schema.relationships[slot].name
+            let current = now.relationships[slot]
+            let previous = before.relationships[slot]
             let wanted = current.filter { !deleted.contains($0) }
             guard wanted != previous.filter({ !deleted.contains($0) }) else { continue }
             switch kind {
@@ -122,8 +129,8 @@ extension ModelContext {
     private func registerReachableRecords() {
         var queue = insertionOrder.compactMap { registrations[$0] }.filter { !$0.deleted }
         while let registration = queue.popLast() {
-            for read in registration.schema.readObjects.values {
-                for object in read(registration.object) where registrations[ObjectIdentifier(object)] == nil {
+            for slot in registration.schema.relationships {
+                for object in slot.read(registration.object) where registrations[ObjectIdentifier(object)] == nil {
                     if let added = register(new: object) { queue.append(added) }
                 }
             }
@@ -139,32 +146,20 @@ extension ModelContext {
                 != nil
             if registration.deleted || !exists { unregister(registration) }
         }
-        for registration in insertionOrder.compactMap({ registrations[$0] }) { try reload(registration) }
+        try reload(insertionOrder.compactMap { registrations[$0] })
     }
 
     func rootEntity(of entity: String) -> String {
         store.model.entity(named: entity).map { store.model.root(of: $0).name } ?? entity
     }
+}
 
-    /// Loads relationships from the database into the record (those in `toOnes`, read already with the
-    /// record's row, without a query), and snapshots it.
-    func reload(_ registration: Registration, toOnes: [String: [ObjectRef]] = [:]) throws {
-        var relationships: [String: [ObjectRef]] = [:]
-        for (name, write) in registration.schema.writeObjects {
-            let destination = registration.schema.destinations[name]
-            if let known = toOnes[name] {
-                // Read from the row's key without a join: only a target that exists counts.
-                let found = try known.compactMap { ref in try materialize(ref, as: destination).map { (ref, $0) } }
-                relationships[name] = found.map(\.0)
-                write(registration.object, found.map(\.1))
-                continue
-            }
-            let refs = try store.related(registration.ref, name)
-            relationships[name] = refs
-            write(registration.object, try refs.compactMap { try materialize($0, as: destination) })
-        }
-        var attributes: [String: AttributeValue] = [:]
-        for (name, read) in registration.schema.readAttribute { attributes[name] = read(registration.object) }
-        registration.snapshot = Snapshot(attributes: attributes, relationships: relationships)
+extension ModelContext.Snapshot {
+    /// The state of a record never saved: no attribute values, no related records.
+    static func empty(_ schema: ErasedSchema) -> Self {
+        Self(
+            attributes: Array(repeating: .null, count: schema.attributes.count),
+            relationships: Array(repeating: [], count: schema.relationships.count)
+        )
     }
 }

@@ -33,7 +33,7 @@ extension ModelContext {
             guard let entity = store.model.entity(named: registration.ref.entity) else { continue }
             let owners = store.model.ancestry(of: entity).filter { !$0.uniquenessConstraints.isEmpty }
             guard !owners.isEmpty else { continue }
-            let values = currentSnapshot(registration).attributes
+            let values = registration.schema.named(currentSnapshot(registration).attributes)
             search: for owner in owners {
                 for constraint in owner.uniquenessConstraints where !constraint.isEmpty {
                     var key: [String: AttributeValue] = [:]
@@ -62,30 +62,35 @@ extension ModelContext {
         if let mapping = store.schema.entities[ref.entity] {
             switch mapping.identity {
             case .uuidAttribute(let name), .textAttribute(let name):
-                if let read = registration.schema.readAttribute[name] {
-                    identity = (name, read(registration.object))
-                    _ = registration.schema.writeAttribute[name]?(registration.object, attributes[name] ?? .null)
+                if let attribute = registration.schema.attribute(name) {
+                    identity = (name, attribute.read(registration.object))
+                    _ = attribute.write(registration.object, attributes[name] ?? .null)
                 }
             case .generated:
                 break
             }
         }
         let current = currentRelationships(registration)
-        var relationships: [String: [ObjectRef]] = [:]
+        var relationships: [[ObjectRef]] = []
         var filled: [String] = []
-        for (name, write) in registration.schema.writeObjects {
-            let refs = try store.related(ref, name)
-            relationships[name] = refs
-            guard current[name]?.isEmpty ?? true, !refs.isEmpty else { continue }
-            let destination = registration.schema.destinations[name]
-            write(registration.object, try refs.compactMap { try materialize($0, as: destination) })
-            filled.append(name)
+        for (slot, relationship) in registration.schema.relationships.enumerated() {
+            let refs = try store.related(ref, relationship.name)
+            relationships.append(refs)
+            guard current[slot].isEmpty, !refs.isEmpty else { continue }
+            relationship.write(
+                registration.object,
+                try refs.compactMap { try materialize($0, as: relationship.destination) }
+            )
+            filled.append(relationship.name)
         }
         let adoption = Adoption(registration: registration, ref: registration.ref, identity: identity, filled: filled)
         byRef[registration.ref] = nil
         registration.ref = ref
         byRef[ref] = ObjectIdentifier(registration.object)
-        registration.snapshot = Snapshot(attributes: attributes, relationships: relationships)
+        registration.snapshot = Snapshot(
+            attributes: registration.schema.attributes.map { attributes[$0.name] ?? .null },
+            relationships: relationships
+        )
         return adoption
     }
 
@@ -99,9 +104,9 @@ extension ModelContext {
             byRef[adoption.ref] = ObjectIdentifier(registration.object)
             registration.snapshot = nil
             if let identity = adoption.identity {
-                _ = registration.schema.writeAttribute[identity.name]?(registration.object, identity.value)
+                _ = registration.schema.attribute(identity.name)?.write(registration.object, identity.value)
             }
-            for name in adoption.filled { registration.schema.writeObjects[name]?(registration.object, []) }
+            for name in adoption.filled { registration.schema.relationship(name)?.write(registration.object, []) }
         }
     }
 }

@@ -19,6 +19,9 @@ public final class ModelContext {
         let schema: ErasedSchema
         var snapshot: Snapshot?
         var deleted = false
+        /// Attribute slots a fetch with `propertiesToFetch` left unread: they hold what the record was made
+        /// with until a fetch reads them.
+        var unfetched: [Int] = []
 
         init(object: AnyObject, ref: ObjectRef, schema: ErasedSchema) {
             self.object = object
@@ -27,9 +30,10 @@ public final class ModelContext {
         }
     }
 
+    /// A record's state, by its schema's slots.
     struct Snapshot {
-        var attributes: [String: AttributeValue]
-        var relationships: [String: [ObjectRef]]
+        var attributes: [AttributeValue]
+        var relationships: [[ObjectRef]]
     }
 
     /// The store.
@@ -99,9 +103,9 @@ public final class ModelContext {
         var id: String?
         switch mapping.identity {
         case .uuidAttribute(let name):
-            if case .uuid(let bytes)? = schema.readAttribute[name]?(object) { id = UUIDText.text(bytes) }
+            if case .uuid(let bytes)? = schema.attribute(name)?.read(object) { id = UUIDText.text(bytes) }
         case .textAttribute(let name):
-            if case .string(let text)? = schema.readAttribute[name]?(object) { id = text.lowercased() }
+            if case .string(let text)? = schema.attribute(name)?.read(object) { id = text.lowercased() }
         case .generated:
             break
         }
@@ -125,16 +129,15 @@ public final class ModelContext {
     }
 
     func currentSnapshot(_ registration: Registration) -> Snapshot {
-        var attributes: [String: AttributeValue] = [:]
-        for (name, read) in registration.schema.readAttribute { attributes[name] = read(registration.object) }
-        return Snapshot(attributes: attributes, relationships: currentRelationships(registration))
+        Snapshot(
+            attributes: registration.schema.readAttributes(registration.object),
+            relationships: currentRelationships(registration)
+        )
     }
 
-    func currentRelationships(_ registration: Registration) -> [String: [ObjectRef]] {
-        var relationships: [String: [ObjectRef]] = [:]
-        for (name, read) in registration.schema.readObjects {
-            relationships[name] = read(registration.object).compactMap { registrations[ObjectIdentifier($0)]?.ref }
+    func currentRelationships(_ registration: Registration) -> [[ObjectRef]] {
+        registration.schema.relationships.map { slot in
+            slot.read(registration.object).compactMap { registrations[ObjectIdentifier($0)]?.ref }
         }
-        return relationships
     }
 }

@@ -1,6 +1,6 @@
-import CoexistModel
+public import CoexistModel
 import CoexistStore
-import Foundation
+public import Foundation
 
 /// A record type of the new schema: a class with one Swift property per model property it uses, and a
 /// ``RecordSchema`` that maps each Swift key path to the model's property name.
@@ -20,14 +20,41 @@ import Foundation
 /// ```
 ///
 /// Identity is object identity: records are `Hashable` by reference, as SwiftData models are.
+///
+/// A context makes the records it fetches with ``init(backingData:)``, which calls `init()` unless the type
+/// has its own: a type whose `init()` computes a costly default (on Linux, `UUID()` opens and reads the
+/// kernel's random device) can skip it there, since every mapped property is set right after:
+///
+/// ```swift
+/// final class Task: PersistentModel {
+///     var id: UUID
+///     required init() { id = UUID() }
+///     required init(backingData: BackingData) { id = backingData.placeholderUUID }
+///     …
+/// }
+/// ```
 public protocol PersistentModel: AnyObject, Hashable {
     /// The entity and the property mapping.
     static var schema: RecordSchema<Self> { get }
-    /// An empty record, filled in by a context when fetched.
+    /// A new record, for an app to insert.
     init()
+    /// A record a context is about to fill from a stored row (SwiftData's `init(backingData:)`): every
+    /// property the schema maps is set right after, so nothing costly needs computing here.
+    init(backingData: BackingData)
+}
+
+/// What a context passes to a record it makes for a stored row (``PersistentModel/init(backingData:)``).
+public struct BackingData: Sendable {
+    /// A value for a UUID property the context is about to set (all zero).
+    public let placeholderUUID = UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0))
+
+    init() {}
 }
 
 extension PersistentModel {
+    /// Calls `init()`.
+    public init(backingData: BackingData) { self.init() }
+
     public static func == (lhs: Self, rhs: Self) -> Bool { lhs === rhs }
     public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
 
@@ -77,18 +104,46 @@ public struct RecordSchema<Root: PersistentModel>: @unchecked Sendable {
 }
 
 /// One mapped property of a record type: an attribute, a to-one or a to-many.
+///
+/// The factories are inlinable so that their accessors are specialized for the record type where the
+/// schema is declared: a fetch calls them for every property of every record.
 public struct RecordProperty<Root: PersistentModel>: @unchecked Sendable {
     /// The model property's name.
     public let name: String
-    let keyPath: AnyKeyPath
-    let kind: PropertyKind
-    let destination: (any PersistentModel.Type)?
-    let read: (Root) -> AttributeValue
-    let write: (Root, AttributeValue) -> Bool
-    let readObjects: (Root) -> [AnyObject]
-    let writeObjects: (Root, [AnyObject]) -> Void
+    @usableFromInline let keyPath: AnyKeyPath
+    @usableFromInline let kind: PropertyKind
+    @usableFromInline let destination: (any PersistentModel.Type)?
+    /// The attribute's value as the record holds it (`.null` for a relationship).
+    @usableFromInline let read: (AnyObject) -> AttributeValue
+    /// Stores an attribute value in the record: the value as the record now holds it, or nil when it does
+    /// not fit the Swift property (the record is unchanged then).
+    @usableFromInline let write: (AnyObject, AttributeValue) -> AttributeValue?
+    @usableFromInline let readObjects: (AnyObject) -> [AnyObject]
+    @usableFromInline let writeObjects: (AnyObject, [AnyObject]) -> Void
+
+    @usableFromInline
+    init(
+        name: String,
+        keyPath: AnyKeyPath,
+        kind: PropertyKind,
+        destination: (any PersistentModel.Type)?,
+        read: @escaping (AnyObject) -> AttributeValue,
+        write: @escaping (AnyObject, AttributeValue) -> AttributeValue?,
+        readObjects: @escaping (AnyObject) -> [AnyObject],
+        writeObjects: @escaping (AnyObject, [AnyObject]) -> Void
+    ) {
+        self.name = name
+        self.keyPath = keyPath
+        self.kind = kind
+        self.destination = destination
+        self.read = read
+        self.write = write
+        self.readObjects = readObjects
+        self.writeObjects = writeObjects
+    }
 
     /// An attribute stored in the Swift property `keyPath`.
+    @inlinable
     public static func attribute<Value: AttributeConvertible>(
         _ name: String,
         _ keyPath: ReferenceWritableKeyPath<Root, Value>
@@ -98,11 +153,11 @@ public struct RecordProperty<Root: PersistentModel>: @unchecked Sendable {
             keyPath: keyPath,
             kind: .attribute,
             destination: nil,
-            read: { $0[keyPath: keyPath].attributeValue },
+            read: { object in (object as? Root)?[keyPath: keyPath].attributeValue ?? .null },
             write: { object, value in
-                guard let converted = Value(attributeValue: value) else { return false }
-                object[keyPath: keyPath] = converted
-                return true
+                guard let root = object as? Root, let converted = Value(attributeValue: value) else { return nil }
+                root[keyPath: keyPath] = converted
+                return converted.attributeValue
             },
             readObjects: { _ in [] },
             writeObjects: { _, _ in }
@@ -110,6 +165,7 @@ public struct RecordProperty<Root: PersistentModel>: @unchecked Sendable {
     }
 
     /// A to-one relationship held in the Swift property `keyPath`.
+    @inlinable
     public static func toOne<Destination: PersistentModel>(
         _ name: String,
         _ keyPath: ReferenceWritableKeyPath<Root, Destination?>
@@ -120,13 +176,14 @@ public struct RecordProperty<Root: PersistentModel>: @unchecked Sendable {
             kind: .toOne,
             destination: Destination.self,
             read: { _ in .null },
-            write: { _, _ in true },
-            readObjects: { object in object[keyPath: keyPath].map { [$0] } ?? [] },
-            writeObjects: { object, values in object[keyPath: keyPath] = values.first as? Destination }
+            write: { _, _ in nil },
+            readObjects: { object in ((object as? Root)?[keyPath: keyPath]).map { [$0] } ?? [] },
+            writeObjects: { object, values in (object as? Root)?[keyPath: keyPath] = values.first as? Destination }
         )
     }
 
     /// A to-many relationship held in the Swift array `keyPath` (its order is kept for ordered relationships).
+    @inlinable
     public static func toMany<Destination: PersistentModel>(
         _ name: String,
         _ keyPath: ReferenceWritableKeyPath<Root, [Destination]>
@@ -137,63 +194,97 @@ public struct RecordProperty<Root: PersistentModel>: @unchecked Sendable {
             kind: .toMany,
             destination: Destination.self,
             read: { _ in .null },
-            write: { _, _ in true },
-            readObjects: { object in object[keyPath: keyPath] },
-            writeObjects: { object, values in object[keyPath: keyPath] = values.compactMap { $0 as? Destination } }
+            write: { _, _ in nil },
+            readObjects: { object in (object as? Root)?[keyPath: keyPath] ?? [] },
+            writeObjects: { object, values in
+                (object as? Root)?[keyPath: keyPath] = values.compactMap { $0 as? Destination }
+            }
         )
     }
 }
 
 /// What a mapped property is.
+@usableFromInline
 enum PropertyKind { case attribute, toOne, toMany }
 
-/// A record schema with its root type erased, for code that handles records of any type.
-/// A record type's schema without the type: immutable once built (closures over key paths), so shared.
+/// A record type's schema without the type, for code that handles records of any type: immutable once
+/// built (closures over key paths), so shared. Attributes and relationships each have a slot, their
+/// position here; a registration's snapshot holds values by slot.
 struct ErasedSchema: @unchecked Sendable {
+    struct AttributeSlot {
+        let name: String
+        let read: (AnyObject) -> AttributeValue
+        let write: (AnyObject, AttributeValue) -> AttributeValue?
+    }
+
+    struct RelationshipSlot {
+        let name: String
+        let kind: PropertyKind
+        let destination: (any PersistentModel.Type)?
+        let read: (AnyObject) -> [AnyObject]
+        let write: (AnyObject, [AnyObject]) -> Void
+    }
+
     let entity: String
     let keyPaths: [AnyKeyPath: String]
-    let kinds: [String: PropertyKind]
-    let destinations: [String: any PersistentModel.Type]
     let make: () -> AnyObject
-    let readAttribute: [String: (AnyObject) -> AttributeValue]
-    let writeAttribute: [String: (AnyObject, AttributeValue) -> Bool]
-    let readObjects: [String: (AnyObject) -> [AnyObject]]
-    let writeObjects: [String: (AnyObject, [AnyObject]) -> Void]
+    let attributes: [AttributeSlot]
+    let relationships: [RelationshipSlot]
+    /// Slots by property name.
+    let attributeSlots: [String: Int]
+    let relationshipSlots: [String: Int]
 
     init<Root>(_ schema: RecordSchema<Root>) {
         entity = schema.entity
-        make = { Root() }
+        make = { Root(backingData: BackingData()) }
         var keyPaths: [AnyKeyPath: String] = [:]
-        var kinds: [String: PropertyKind] = [:]
-        var destinations: [String: any PersistentModel.Type] = [:]
-        var readAttribute: [String: (AnyObject) -> AttributeValue] = [:]
-        var writeAttribute: [String: (AnyObject, AttributeValue) -> Bool] = [:]
-        var readObjects: [String: (AnyObject) -> [AnyObject]] = [:]
-        var writeObjects: [String: (AnyObject, [AnyObject]) -> Void] = [:]
+        var attributes: [AttributeSlot] = []
+        var relationships: [RelationshipSlot] = []
         for property in schema.properties {
             keyPaths[property.keyPath] = property.name
-            kinds[property.name] = property.kind
-            if let destination = property.destination { destinations[property.name] = destination }
             switch property.kind {
             case .attribute:
-                readAttribute[property.name] = { object in (object as? Root).map(property.read) ?? .null }
-                writeAttribute[property.name] = { object, value in
-                    (object as? Root).map { property.write($0, value) } ?? false
-                }
+                attributes.append(AttributeSlot(name: property.name, read: property.read, write: property.write))
             case .toOne, .toMany:
-                readObjects[property.name] = { object in (object as? Root).map(property.readObjects) ?? [] }
-                writeObjects[property.name] = { object, values in
-                    if let root = object as? Root { property.writeObjects(root, values) }
-                }
+                relationships.append(
+                    RelationshipSlot(
+                        name: property.name,
+                        kind: property.kind,
+                        destination: property.destination,
+                        read: property.readObjects,
+                        write: property.writeObjects
+                    )
+                )
             }
         }
         self.keyPaths = keyPaths
-        self.kinds = kinds
-        self.destinations = destinations
-        self.readAttribute = readAttribute
-        self.writeAttribute = writeAttribute
-        self.readObjects = readObjects
-        self.writeObjects = writeObjects
+        self.attributes = attributes
+        self.relationships = relationships
+        attributeSlots = Dictionary(attributes.enumerated().map { ($1.name, $0) }) { first, _ in first }
+        relationshipSlots = Dictionary(relationships.enumerated().map { ($1.name, $0) }) { first, _ in first }
+    }
+
+    /// The kind of the property `name` (nil when the record type does not map it).
+    func kind(of name: String) -> PropertyKind? {
+        if attributeSlots[name] != nil { return .attribute }
+        return relationshipSlots[name].map { relationships[$0].kind }
+    }
+
+    /// The attribute slot named `name`.
+    func attribute(_ name: String) -> AttributeSlot? { attributeSlots[name].map { attributes[$0] } }
+
+    /// The relationship slot named `name`.
+    func relationship(_ name: String) -> RelationshipSlot? { relationshipSlots[name].map { relationships[$0] } }
+
+    /// Every attribute of `object`, by slot.
+    func readAttributes(_ object: AnyObject) -> [AttributeValue] { attributes.map { $0.read(object) } }
+
+    /// Attribute values by slot, by name.
+    func named(_ values: [AttributeValue]) -> [String: AttributeValue] {
+        var named: [String: AttributeValue] = [:]
+        named.reserveCapacity(values.count)
+        for (slot, value) in zip(attributes, values) { named[slot.name] = value }
+        return named
     }
 }
 

@@ -54,6 +54,17 @@ public struct FetchDescriptor<Model: PersistentModel> {
     public var fetchLimit: Int?
     /// Skip this many results first.
     public var fetchOffset: Int?
+    /// The attributes to read (SwiftData's `propertiesToFetch`; all when empty). Records the fetch makes
+    /// hold only these, the identity and every relationship; their other attributes keep what the record
+    /// type's ``PersistentModel/init(backingData:)`` gave them, count as unchanged, and are saved only when
+    /// the app sets them. A later fetch without this list fills them in (where the app left them alone).
+    /// Ignored when the predicate or the sort runs in memory (they read any attribute).
+    public var propertiesToFetch: [PartialKeyPath<Model>] = []
+    /// Relationships to load with the records (SwiftData's `relationshipKeyPathsForPrefetching`). A record
+    /// holds its related records in Swift properties, so every fetch loads every relationship of what it
+    /// makes, with one query per relationship and level of the graph: the list is accepted and changes
+    /// nothing.
+    public var relationshipKeyPathsForPrefetching: [PartialKeyPath<Model>] = []
 
     /// Creates a descriptor.
     public init(

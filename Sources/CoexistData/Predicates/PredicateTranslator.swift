@@ -130,7 +130,7 @@ final class PredicateTranslator {
         case .identity:
             return SQLFragment(sql: row.idExpression, arguments: [], exact: true, kind: .value(.text))
         case .toOne(let column, _):
-            guard let destinationType = row.schema.destinations[name],
+            guard let destinationType = row.schema.relationship(name)?.destination,
                 let relationship = store.model.allRelationships(of: row.entity).first(where: { $0.name == name }),
                 let destination = store.model.entity(named: relationship.destination),
                 let mapping = store.schema.entities[destination.name]

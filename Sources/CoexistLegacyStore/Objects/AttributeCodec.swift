@@ -24,11 +24,17 @@ public enum AttributeCodec {
 
     /// Decodes a stored value of an attribute.
     public static func decode(_ value: SQLiteValue, as attribute: Attribute) throws(Failure) -> AttributeValue {
+        try decode(value, type: attribute.type, external: attribute.allowsExternalBinaryDataStorage)
+    }
+
+    /// Decodes a stored value of an attribute of `type` (`external`: binary data that may be stored outside
+    /// the row): what a row decoder keeps of each attribute, so that no attribute description is copied per row.
+    static func decode(_ value: SQLiteValue, type: AttributeType, external: Bool) throws(Failure) -> AttributeValue {
         func refuse(_ reason: String) -> Failure {
-            Failure(storageClass: value.storageClass, type: attribute.type, reason: reason)
+            Failure(storageClass: value.storageClass, type: type, reason: reason)
         }
         if case .null = value { return .null }
-        switch attribute.type {
+        switch type {
         case .integer16, .integer32, .integer64:
             guard case .integer(let number) = value else { throw refuse("expected an integer") }
             return .integer(number)
@@ -58,7 +64,7 @@ public enum AttributeCodec {
             throw refuse("expected a 16-byte blob")
         case .binary:
             guard case .blob(let bytes) = value else { throw refuse("expected a blob") }
-            return attribute.allowsExternalBinaryDataStorage ? ExternalBinary.decode(bytes) : .binary(bytes)
+            return external ? ExternalBinary.decode(bytes) : .binary(bytes)
         case .transformable, .objectID, .composite, .undefined:
             guard case .blob(let bytes) = value else { throw refuse("expected a blob") }
             return .transformable(bytes)

@@ -16,12 +16,27 @@ struct RowDecoder {
     let plans: [Int: EntityPlan]
 
     /// The columns one entity's rows decode: each stored attribute's position, each to-one's key (and
-    /// entity number) positions.
-    struct EntityPlan {
+    /// entity number) positions. A class: a row's decoding borrows it rather than copying its arrays.
+    final class EntityPlan {
         var entity: Entity
         var attributes: [(attribute: Attribute, column: String, position: Int)]
         var toOnes: [(relationship: Relationship, position: Int, entityPosition: Int?, destinationTable: String)]
+
+        /// What a row's decoding reads of each attribute, apart from the attribute descriptions (copying
+        /// those at every row cost more than decoding).
+        var decoding: [(name: String, position: Int, type: AttributeType, external: Bool)] = []
+
+        init(entity: Entity) {
+            self.entity = entity
+            attributes = []
+            toOnes = []
+        }
     }
+
+    /// The positions of `Z_PK`, `Z_ENT` and `Z_OPT`, found once.
+    let keyPosition: Int
+    let entityPosition: Int?
+    let versionPosition: Int?
 
     init(store: LegacyStore, model: Model, schema: StoreSchema, table: String) throws(LegacyStoreError) {
         guard let columns = store.tables[table] else {
@@ -35,17 +50,23 @@ struct RowDecoder {
         var positions: [String: Int] = [:]
         for (offset, column) in columns.enumerated() { positions[column] = offset }
         self.positions = positions
+        keyPosition = positions["Z_PK"] ?? 0
+        entityPosition = positions["Z_ENT"]
+        versionPosition = positions["Z_OPT"]
         var numbers: [Int: EntityMapping] = [:]
         for mapping in schema.entities.values where mapping.table == table { numbers[mapping.number] = mapping }
         self.numbers = numbers
         var plans: [Int: EntityPlan] = [:]
         for (number, mapping) in numbers {
             guard let entity = model.entity(named: mapping.name) else { continue }
-            var plan = EntityPlan(entity: entity, attributes: [], toOnes: [])
+            let plan = EntityPlan(entity: entity)
             for attribute in model.allAttributes(of: entity) where !attribute.isTransient {
                 guard case .attribute(let column) = mapping.properties[attribute.name], let position = positions[column]
                 else { continue }
                 plan.attributes.append((attribute, column, position))
+                plan.decoding.append(
+                    (attribute.name, position, attribute.type, attribute.allowsExternalBinaryDataStorage)
+                )
             }
             for relationship in model.allRelationships(of: entity)
             where !relationship.isToMany && !relationship.isTransient {
@@ -75,8 +96,8 @@ struct RowDecoder {
     let selectByKey: String
 
     func decode(_ row: Row) throws(LegacyStoreError) -> LegacyObject {
-        let pk = row[positions["Z_PK"] ?? 0].integerValue ?? 0
-        let number = positions["Z_ENT"].flatMap { row[$0].integerValue }
+        let pk = row[keyPosition].integerValue ?? 0
+        let number = entityPosition.flatMap { row[$0].integerValue }
         guard let number, let plan = plans[Int(number)] else {
             throw .invalidData(
                 path: store.path,
@@ -87,10 +108,11 @@ struct RowDecoder {
         let entity = plan.entity
         var attributes: [String: AttributeValue] = [:]
         attributes.reserveCapacity(plan.attributes.count)
-        for (attribute, column, position) in plan.attributes {
+        for (index, (name, position, type, external)) in plan.decoding.enumerated() {
             do {
-                attributes[attribute.name] = try AttributeCodec.decode(row[position], as: attribute)
+                attributes[name] = try AttributeCodec.decode(row[position], type: type, external: external)
             } catch {
+                let (attribute, column, _) = plan.attributes[index]
                 throw .invalidData(
                     path: store.path,
                     detail: "\(table) row Z_PK=\(pk) column \(column) (\(entity.name).\(attribute.name)): \(error)"
@@ -110,7 +132,7 @@ struct RowDecoder {
                 toOne[relationship.name] = ObjectID(entity: relationship.destination, pk: key)
             }
         }
-        let version = positions["Z_OPT"].flatMap { row[$0].integerValue } ?? 0
+        let version = versionPosition.flatMap { row[$0].integerValue } ?? 0
         return LegacyObject(
             id: ObjectID(entity: entity.name, pk: pk),
             version: version,

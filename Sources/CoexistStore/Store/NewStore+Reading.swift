@@ -48,24 +48,27 @@ extension NewStore {
         return plan
     }
 
-    /// The attribute values of `ref` from a row that selected every column of its entity's table (`t0.*`),
-    /// named as the table names them, and the to-ones the row alone answers (as ``related(_:_:)`` would):
-    /// what those reads give, without a query of their own.
-    public func values(
-        of ref: ObjectRef,
-        in row: Row
-    ) throws -> (attributes: [String: AttributeValue], toOnes: [String: [ObjectRef]]) {
-        guard let entity = model.entity(named: ref.entity), let mapping = schema.entities[ref.entity] else {
-            throw StoreError.mismatch(path: path, detail: "no entity named \(ref.entity)")
+    /// A decoder of the rows of `entity` (a concrete entity) that a query selected with every column of
+    /// its table (`t0.*`) among others: column positions are found by name once, from `row`, the first
+    /// row of the query, and every row of that query decodes by position.
+    public func rowDecoder(for entity: String, columnsOf row: Row) throws -> RowDecoder {
+        guard let found = model.entity(named: entity), let mapping = schema.entities[entity] else {
+            throw StoreError.mismatch(path: path, detail: "no entity named \(entity)")
         }
-        var columns: [String: SQLiteValue] = [:]
-        columns.reserveCapacity(row.count)
-        for index in 0..<row.count { columns[row.name(index)] = row[index] }
-        var toOnes: [String: [ObjectRef]] = [:]
-        for (name, column, destination) in readPlan(entity, mapping).toOnes {
-            toOnes[name] = columns[column]?.textValue.map { [ObjectRef(entity: destination, id: $0)] } ?? []
-        }
-        return (try decodeAttributes(columns, entity: entity, mapping: mapping, ref: ref), toOnes)
+        var positions: [String: Int] = [:]
+        for index in 0..<row.count where positions[row.name(index)] == nil { positions[row.name(index)] = index }
+        let plan = readPlan(found, mapping)
+        return RowDecoder(
+            entity: entity,
+            path: path,
+            table: mapping.table,
+            attributeNames: plan.attributes.map(\.name),
+            attributes: plan.attributes.map {
+                ($0.name, $0.attribute.type, $0.attribute.allowsExternalBinaryDataStorage, positions[$0.column])
+            },
+            toOneNames: plan.toOnes.map(\.name),
+            toOnes: plan.toOnes.map { (positions[$0.column], $0.destination) }
+        )
     }
 
     func decodeAttributes(
@@ -105,43 +108,7 @@ extension NewStore {
 
     /// The objects `relationship` of `ref` holds, in order for ordered relationships.
     public func related(_ ref: ObjectRef, _ relationship: String) throws -> [ObjectRef] {
-        guard let entity = model.entity(named: ref.entity), let mapping = schema.entities[ref.entity],
-            let definition = model.allRelationships(of: entity).first(where: { $0.name == relationship }),
-            let destination = model.entity(named: definition.destination),
-            let destinationMapping = schema.entities[destination.name]
-        else { throw StoreError.mismatch(path: path, detail: "\(ref.entity) has no relationship \(relationship)") }
-        let quoted = SQLIdentifier.quoted
-        let destinationTable = quoted(destinationMapping.table)
-        let kind = destinationMapping.hasKindColumn ? "d.\"kind\"" : "NULL"
-        let sql: String
-        switch mapping.properties[relationship] {
-        case .toOne(let column, _):
-            sql =
-                "SELECT d.\"id\", \(kind) FROM \(destinationTable) d JOIN \(quoted(mapping.table)) s "
-                + "ON d.\"id\" = s.\(quoted(column)) WHERE s.\"id\" = ?"
-        case .inverse(let inverse):
-            guard case .toOne(let column, let position) = destinationMapping.properties[inverse] else {
-                throw StoreError.mismatch(
-                    path: path,
-                    detail: "\(ref.entity).\(relationship): inverse \(inverse) is not a to-one"
-                )
-            }
-            let order = position.map { "d.\(quoted($0)), " } ?? ""
-            sql =
-                "SELECT d.\"id\", \(kind) FROM \(destinationTable) d WHERE d.\(quoted(column)) = ? ORDER BY \(order)d.rowid"
-        case .join(let table, let selfColumn, let otherColumn, let position):
-            let order = position.map { "j.\(quoted($0)), " } ?? ""
-            sql =
-                "SELECT d.\"id\", \(kind) FROM \(quoted(table)) j JOIN \(destinationTable) d ON d.\"id\" = j.\(quoted(otherColumn)) "
-                + "WHERE j.\(quoted(selfColumn)) = ? ORDER BY \(order)d.rowid"
-        default:
-            throw StoreError.mismatch(path: path, detail: "\(ref.entity).\(relationship) is not a relationship")
-        }
-        var result: [ObjectRef] = []
-        try connection.forEachRow(sql, [.text(ref.id)]) { row in
-            result.append(ObjectRef(entity: row[1].textValue ?? destination.name, id: row[0].textValue ?? ""))
-        }
-        return result
+        try related([ref], relationship)[ref.id] ?? []
     }
 
     /// Every object of `entityName` (and its sub-entities), in insertion order.

@@ -12,4 +12,8 @@ public struct ObjectRef: Sendable, Hashable, Codable, CustomStringConvertible {
     }
 
     public var description: String { "\(entity)/\(id)" }
+
+    /// Hashes the identity alone (identities are UUIDs, unique across entities; the entity only takes part in
+    /// `==`): half the text to hash when an identity map grows.
+    public func hash(into hasher: inout Hasher) { hasher.combine(id) }
 }

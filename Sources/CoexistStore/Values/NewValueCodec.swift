@@ -44,9 +44,26 @@ public enum NewValueCodec {
 
     /// The value of stored `value` for `attribute`.
     public static func decode(_ value: SQLiteValue, as attribute: Attribute) throws(Failure) -> AttributeValue {
-        let encoding = ValueEncoding(attribute.type)
+        try decode(
+            value,
+            type: attribute.type,
+            name: attribute.name,
+            external: attribute.allowsExternalBinaryDataStorage
+        )
+    }
+
+    /// Decodes a stored value of the attribute `name` of `type` (`external`: binary data that may be stored
+    /// outside the row): what a row decoder keeps of each attribute, so that no attribute description is
+    /// copied per row.
+    static func decode(
+        _ value: SQLiteValue,
+        type: AttributeType,
+        name: String,
+        external: Bool
+    ) throws(Failure) -> AttributeValue {
+        let encoding = ValueEncoding(type)
         func refuse(_ reason: String) -> Failure {
-            Failure(reason: "\(attribute.type.xmlName) \(attribute.name): \(reason)")
+            Failure(reason: "\(type.xmlName) \(name): \(reason)")
         }
         switch (encoding, value) {
         case (_, .null): return .null
@@ -60,14 +77,14 @@ public enum NewValueCodec {
         case (.real, .integer(let number)): return .double(Double(number))
         case (.dateReal, .integer(let number)): return .date(Double(number))
         case (.decimalText, .text(let text)): return .decimal(text)
-        case (.text, .text(let text)): return attribute.type == .uri ? .uri(text) : .string(text)
+        case (.text, .text(let text)): return type == .uri ? .uri(text) : .string(text)
         case (.uuidText, .text(let text)):
             guard let bytes = UUIDText.bytes(text) else { throw refuse("\"\(text)\" is not a UUID") }
             return .uuid(bytes)
         case (.blob, .blob(let bytes)):
-            switch attribute.type {
+            switch type {
             case .binary:
-                return attribute.allowsExternalBinaryDataStorage && bytes.first == 0x02
+                return external && bytes.first == 0x02
                     ? .externalReference(bytes) : .binary(bytes)
             default: return .transformable(bytes)
             }

@@ -2,7 +2,7 @@ import CoexistData
 import Foundation
 
 final class Task: PersistentModel {
-    var id = UUID()
+    var id: UUID
     var title = ""
     var isCompleted = false
     var createdAt = Date()
@@ -17,7 +17,9 @@ final class Task: PersistentModel {
             .toOne("category", \.category),
         ]
     )
-    required init() {}
+    required init() { id = UUID() }
+    // Fetched tasks: the context sets every property next, so no new UUID is made.
+    required init(backingData: BackingData) { id = backingData.placeholderUUID }
 }
 
 final class Category: PersistentModel {

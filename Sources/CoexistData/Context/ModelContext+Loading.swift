@@ -1,0 +1,173 @@
+import CoexistModel
+import CoexistStore
+
+/// Making records for stored rows and loading what they reach. A record holds its related records in plain
+/// Swift properties, so everything a loaded record reaches is loaded with it: a level of the graph at a
+/// time, with one query per relationship and one per table for the targets not held yet (in chunks), never
+/// a query per record, and without recursion however long the paths.
+extension ModelContext {
+    /// A record made for a stored row whose relationships are not loaded yet.
+    struct Unloaded {
+        let registration: Registration
+        /// By relationship slot: the targets the row named already (nil: read with a query).
+        let known: [[ObjectRef]?]?
+        /// Its attributes as it holds them, by slot: its snapshot's.
+        let attributes: [AttributeValue]
+    }
+
+    /// The record object for `ref`: the registered one, or a new one loaded from the database with what it
+    /// reaches (nil when the row does not exist).
+    func materialize(_ ref: ObjectRef, as type: (any PersistentModel.Type)?) throws -> AnyObject? {
+        if let known = byRef[ref], let registration = registrations[known] { return registration.object }
+        guard let schema = type?.erasedSchema else { return nil }
+        var layouts = RecordLayouts(schema: schema)
+        var rows: [(ObjectRef, StoredRow)] = []
+        try store.forEachRow(of: [ref]) { found, row in rows.append((found, try layouts.read(row, found, store))) }
+        try materialize(rows)
+        return byRef[ref].flatMap { registrations[$0] }?.object
+    }
+
+    /// Makes a record for each of `rows` (references not registered yet, with what a query read of each),
+    /// then loads everything they reach. On error, no record made here stays registered.
+    func materialize(_ rows: [(ref: ObjectRef, row: StoredRow)]) throws {
+        var made: [Unloaded] = []
+        made.reserveCapacity(rows.count)
+        do {
+            for (ref, row) in rows where byRef[ref] == nil { made.append(try make(ref, row)) }
+        } catch {
+            for unloaded in made { unregister(unloaded.registration) }
+            throw error
+        }
+        try load(made)
+    }
+
+    /// Reads the relationships of registered records again (after a save or a merge), loading the targets
+    /// not held yet, and takes each record's current attributes as its snapshot.
+    func reload(_ held: [Registration]) throws {
+        try load(held.map { Unloaded(registration: $0, known: nil, attributes: $0.schema.readAttributes($0.object)) })
+    }
+
+    /// A new registered record for the stored row of `ref`, its attributes set (partial when the layout
+    /// reads some of them only), its relationships not loaded yet.
+    private func make(_ ref: ObjectRef, _ row: StoredRow) throws -> Unloaded {
+        let schema = row.layout.schema
+        let object = schema.make()
+        var held: [AttributeValue] = []
+        held.reserveCapacity(schema.attributes.count)
+        var unfetched: [Int] = []
+        for (slot, attribute) in schema.attributes.enumerated() {
+            let value: AttributeValue
+            switch row.layout.attributeSources[slot] {
+            case .position(let position): value = row.attributes[position]
+            case .absent: value = .null
+            case .skipped:
+                unfetched.append(slot)
+                held.append(attribute.read(object))
+                continue
+            }
+            guard let kept = attribute.write(object, value) else {
+                throw StoreError.invalidData(
+                    path: store.path,
+                    detail: "\(ref): the stored \(attribute.name) does not fit the record type's property"
+                )
+            }
+            held.append(kept)
+        }
+        let registration = Registration(object: object, ref: ref, schema: schema)
+        registration.unfetched = unfetched
+        registrations[ObjectIdentifier(object)] = registration
+        byRef[ref] = ObjectIdentifier(object)
+        insertionOrder.append(ObjectIdentifier(object))
+        return Unloaded(
+            registration: registration,
+            known: row.layout.toOneSources.map { $0.map { row.toOnes[$0] } },
+            attributes: held
+        )
+    }
+
+    /// Loads the relationships of `level`, makes the targets not held yet and loads theirs in turn, a level
+    /// at a time; each record's snapshot is taken when its relationships are set. On error, the records made
+    /// by this load that have no snapshot yet leave the context (a record without one would be inserted
+    /// by the next save).
+    private func load(_ first: [Unloaded]) throws {
+        var level = first
+        var made: [Registration] = first.filter { $0.registration.snapshot == nil }.map(\.registration)
+        do {
+            while !level.isEmpty {
+                let targets = try relationshipTargets(of: level)
+                var next: [Unloaded] = []
+                for (type, refs) in unheldTargets(level, targets) {
+                    var layouts = RecordLayouts(schema: type.erasedSchema)
+                    var rows: [(ObjectRef, StoredRow)] = []
+                    try store.forEachRow(of: refs) { ref, row in rows.append((ref, try layouts.read(row, ref, store))) }
+                    for (ref, row) in rows where byRef[ref] == nil {
+                        let unloaded = try make(ref, row)
+                        made.append(unloaded.registration)
+                        next.append(unloaded)
+                    }
+                }
+                // Every target that exists is held now: set the relationships and take the snapshots.
+                for (index, unloaded) in level.enumerated() {
+                    let registration = unloaded.registration
+                    var relationships: [[ObjectRef]] = []
+                    relationships.reserveCapacity(registration.schema.relationships.count)
+                    for (slot, relationship) in registration.schema.relationships.enumerated() {
+                        let found = targets[index][slot].compactMap { ref in
+                            byRef[ref].flatMap { registrations[$0] }.map { (ref, $0.object) }
+                        }
+                        relationships.append(found.map(\.0))
+                        relationship.write(registration.object, found.map(\.1))
+                    }
+                    registration.snapshot = Snapshot(attributes: unloaded.attributes, relationships: relationships)
+                }
+                level = next
+            }
+        } catch {
+            for registration in made where registration.snapshot == nil { unregister(registration) }
+            throw error
+        }
+    }
+
+    /// The targets of every relationship of each record of `level`, by record and slot: those its row named,
+    /// the others read with one query per relationship.
+    private func relationshipTargets(of level: [Unloaded]) throws -> [[[ObjectRef]]] {
+        var owners: [String: [ObjectRef]] = [:]
+        for unloaded in level {
+            for (slot, relationship) in unloaded.registration.schema.relationships.enumerated()
+            where unloaded.known?[slot] == nil {
+                owners[relationship.name, default: []].append(unloaded.registration.ref)
+            }
+        }
+        var read: [String: [String: [ObjectRef]]] = [:]
+        for (name, refs) in owners.sorted(by: { $0.key < $1.key }) { read[name] = try store.related(refs, name) }
+        return level.map { unloaded in
+            unloaded.registration.schema.relationships.enumerated().map { slot, relationship in
+                unloaded.known?[slot] ?? read[relationship.name]?[unloaded.registration.ref.id] ?? []
+            }
+        }
+    }
+
+    /// The targets not registered yet, once each, by the record type the relationship holds.
+    private func unheldTargets(
+        _ level: [Unloaded],
+        _ targets: [[[ObjectRef]]]
+    ) -> [(type: any PersistentModel.Type, refs: [ObjectRef])] {
+        var groups: [ObjectIdentifier: (type: any PersistentModel.Type, refs: [ObjectRef])] = [:]
+        var order: [ObjectIdentifier] = []
+        var seen: Set<ObjectRef> = []
+        for (index, unloaded) in level.enumerated() {
+            for (slot, relationship) in unloaded.registration.schema.relationships.enumerated() {
+                guard let type = relationship.destination else { continue }
+                for ref in targets[index][slot] where byRef[ref] == nil && seen.insert(ref).inserted {
+                    let key = ObjectIdentifier(type)
+                    if groups[key] == nil {
+                        groups[key] = (type, [])
+                        order.append(key)
+                    }
+                    groups[key]?.refs.append(ref)
+                }
+            }
+        }
+        return order.compactMap { groups[$0] }
+    }
+}

@@ -1,0 +1,118 @@
+public import CoexistSQLite
+
+/// Reading many objects' rows and relationships with one query per chunk of identities, for contexts that
+/// load a level of a graph at once rather than a query per object.
+extension NewStore {
+    /// Identities per statement: far below SQLite's limit on bound parameters.
+    static let batchSize = 512
+
+    /// A chunk's identities as arguments, padded with NULLs (which `IN` never matches) to a power of two:
+    /// chunks of any size share ten statement shapes, so the connection's statement cache stays small.
+    static func padded(_ chunk: ArraySlice<String>) -> (placeholders: String, arguments: [SQLiteValue]) {
+        var size = 1
+        while size < chunk.count { size *= 2 }
+        let arguments = chunk.map { SQLiteValue.text($0) } + Array(repeating: .null, count: size - chunk.count)
+        return (Array(repeating: "?", count: size).joined(separator: ", "), arguments)
+    }
+
+    /// The objects `relationship` holds for each of `refs` (of entities that have it), by owner identity,
+    /// each in order for ordered relationships (as ``related(_:_:)`` gives them); owners holding none are
+    /// left out.
+    public func related(_ refs: [ObjectRef], _ relationship: String) throws -> [String: [ObjectRef]] {
+        var result: [String: [ObjectRef]] = [:]
+        var byEntity: [String: [String]] = [:]
+        for ref in refs { byEntity[ref.entity, default: []].append(ref.id) }
+        for (entityName, ids) in byEntity.sorted(by: { $0.key < $1.key }) {
+            for start in stride(from: 0, to: ids.count, by: Self.batchSize) {
+                let chunk = ids[start..<min(ids.count, start + Self.batchSize)]
+                let (placeholders, arguments) = Self.padded(chunk)
+                let (sql, destination) = try relatedQuery(entityName, relationship, owners: placeholders)
+                try connection.forEachRow(sql, arguments) { row in
+                    guard let owner = row[0].textValue else { return }
+                    let target = ObjectRef(entity: row[2].textValue ?? destination, id: row[1].textValue ?? "")
+                    result[owner, default: []].append(target)
+                }
+            }
+        }
+        return result
+    }
+
+    /// The query of `relationship` of `entityName` (owner identity, target identity, target kind) for the
+    /// owners `IN (owners)` (a chunk's placeholders); and the destination entity.
+    private func relatedQuery(
+        _ entityName: String,
+        _ relationship: String,
+        owners: String
+    ) throws -> (String, String) {
+        guard let entity = model.entity(named: entityName), let mapping = schema.entities[entityName],
+            let definition = model.allRelationships(of: entity).first(where: { $0.name == relationship }),
+            let destination = model.entity(named: definition.destination),
+            let destinationMapping = schema.entities[destination.name]
+        else {
+            throw StoreError.mismatch(path: path, detail: "\(entityName) has no relationship \(relationship)")
+        }
+        let quoted = SQLIdentifier.quoted
+        let destinationTable = quoted(destinationMapping.table)
+        let kind = destinationMapping.hasKindColumn ? "d.\"kind\"" : "NULL"
+        switch mapping.properties[relationship] {
+        case .toOne(let column, _):
+            return (
+                "SELECT s.\"id\", d.\"id\", \(kind) FROM \(destinationTable) d JOIN \(quoted(mapping.table)) s "
+                    + "ON d.\"id\" = s.\(quoted(column)) WHERE s.\"id\" IN (\(owners))",
+                destination.name
+            )
+        case .inverse(let inverse):
+            guard case .toOne(let column, let position) = destinationMapping.properties[inverse] else {
+                throw StoreError.mismatch(
+                    path: path,
+                    detail: "\(entityName).\(relationship): inverse \(inverse) is not a to-one"
+                )
+            }
+            let order = position.map { "d.\(quoted($0)), " } ?? ""
+            return (
+                "SELECT d.\(quoted(column)), d.\"id\", \(kind) FROM \(destinationTable) d "
+                    + "WHERE d.\(quoted(column)) IN (\(owners)) ORDER BY \(order)d.rowid",
+                destination.name
+            )
+        case .join(let table, let selfColumn, let otherColumn, let position):
+            let order = position.map { "j.\(quoted($0)), " } ?? ""
+            return (
+                "SELECT j.\(quoted(selfColumn)), d.\"id\", \(kind) FROM \(quoted(table)) j JOIN \(destinationTable) d "
+                    + "ON d.\"id\" = j.\(quoted(otherColumn)) WHERE j.\(quoted(selfColumn)) IN (\(owners)) "
+                    + "ORDER BY \(order)d.rowid",
+                destination.name
+            )
+        default:
+            throw StoreError.mismatch(path: path, detail: "\(entityName).\(relationship) is not a relationship")
+        }
+    }
+
+    /// Calls `body` with the row of each of `refs` that exists (every column of its table after its identity
+    /// and kind, as a fetch selects them: `t0."id", kind, t0.*`), a query per table and chunk, with the
+    /// row's reference (its concrete entity from the row's kind, else as given).
+    public func forEachRow(of refs: [ObjectRef], _ body: (ObjectRef, Row) throws -> Void) throws {
+        var byTable: [String: (mapping: NewSchema.EntityMapping, ids: [String])] = [:]
+        var given: [String: ObjectRef] = [:]
+        for ref in refs {
+            guard let mapping = schema.entities[ref.entity] else {
+                throw StoreError.mismatch(path: path, detail: "no entity named \(ref.entity)")
+            }
+            byTable[mapping.table, default: (mapping, [])].ids.append(ref.id)
+            given[ref.id] = ref
+        }
+        for (table, group) in byTable.sorted(by: { $0.key < $1.key }) {
+            let kind = group.mapping.hasKindColumn ? "t0.\"kind\"" : "NULL"
+            for start in stride(from: 0, to: group.ids.count, by: Self.batchSize) {
+                let chunk = group.ids[start..<min(group.ids.count, start + Self.batchSize)]
+                let (placeholders, arguments) = Self.padded(chunk)
+                let sql =
+                    "SELECT t0.\"id\", \(kind), t0.* FROM \(SQLIdentifier.quoted(table)) t0 "
+                    + "WHERE t0.\"id\" IN (\(placeholders)) ORDER BY t0.rowid"
+                try connection.forEachRow(sql, arguments) { row in
+                    guard let id = row[0].textValue, let ref = given[id] else { return }
+                    try body(row[1].textValue.map { ObjectRef(entity: $0, id: id) } ?? ref, row)
+                }
+            }
+        }
+    }
+}

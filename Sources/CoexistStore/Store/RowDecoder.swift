@@ -1,0 +1,42 @@
+public import CoexistModel
+public import CoexistSQLite
+
+/// Decodes the rows of one query for one concrete entity by column position (``NewStore/rowDecoder(for:columnsOf:)``
+/// finds the positions once): what ``NewStore/values(of:)`` and ``NewStore/related(_:_:)`` would read for
+/// the row's attributes and the to-ones the row alone answers, without a dictionary per row.
+public struct RowDecoder {
+    /// The concrete entity whose rows it decodes.
+    public let entity: String
+    let path: String
+    let table: String
+    /// The entity's stored attributes (inherited ones included), in the order ``attributes(of:id:)`` gives
+    /// their values.
+    public let attributeNames: [String]
+    let attributes: [(name: String, type: AttributeType, external: Bool, position: Int?)]
+    /// The to-ones whose targets the row alone names (a NULL key, or a destination table without a `kind`
+    /// column), in the order ``toOnes(of:)`` gives them.
+    public let toOneNames: [String]
+    let toOnes: [(position: Int?, destination: String)]
+
+    /// The attribute values of the row `id`, in the order of ``attributeNames``.
+    public func attributes(of row: Row, id: String) throws -> [AttributeValue] {
+        var values: [AttributeValue] = []
+        values.reserveCapacity(attributes.count)
+        for (name, type, external, position) in attributes {
+            do {
+                let stored = position.map { row[$0] } ?? .null
+                values.append(try NewValueCodec.decode(stored, type: type, name: name, external: external))
+            } catch {
+                throw StoreError.invalidData(path: path, detail: "\(table) row \(id): \(error)")
+            }
+        }
+        return values
+    }
+
+    /// The targets of the to-ones the row names, in the order of ``toOneNames`` (empty for a NULL key).
+    public func toOnes(of row: Row) -> [[ObjectRef]] {
+        toOnes.map { position, destination in
+            position.flatMap { row[$0].textValue }.map { [ObjectRef(entity: destination, id: $0)] } ?? []
+        }
+    }
+}

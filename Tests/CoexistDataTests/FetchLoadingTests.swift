@@ -1,0 +1,141 @@
+import CoexistDemo
+import CoexistModel
+import CoexistStore
+import Foundation
+import TestSupport
+import Testing
+
+@testable import CoexistData
+
+/// A task record that tells how it was made (the flag is not mapped).
+final class MadeTask: PersistentModel {
+    var id: UUID
+    var title = ""
+    var priority = 0
+    var createdAt = Date()
+    var madeByInit = false
+    static let schema = RecordSchema<MadeTask>(
+        entity: "Task",
+        [
+            .attribute("id", \.id), .attribute("title", \.title), .attribute("priority", \.priority),
+            .attribute("createdAt", \.createdAt),
+        ]
+    )
+    required init() {
+        id = UUID()
+        madeByInit = true
+    }
+    required init(backingData: BackingData) { id = backingData.placeholderUUID }
+}
+
+/// A task whose title is an `Int`, and its category: a stored title does not fit.
+final class NarrowTask: PersistentModel {
+    var id = UUID()
+    var title = 0
+    var category: NarrowCategory?
+    static let schema = RecordSchema<NarrowTask>(
+        entity: "Task",
+        [.attribute("id", \.id), .attribute("title", \.title), .toOne("category", \.category)]
+    )
+    required init() {}
+}
+
+final class NarrowCategory: PersistentModel {
+    var id = UUID()
+    var tasks: [NarrowTask] = []
+    static let schema = RecordSchema<NarrowCategory>(
+        entity: "Category",
+        [.attribute("id", \.id), .toMany("tasks", \.tasks)]
+    )
+    required init() {}
+}
+
+/// How fetches make records: with `init(backingData:)`, a level of the graph at a time (more targets than
+/// one query's chunk), nothing left registered when a row fails, and `propertiesToFetch`.
+@Suite struct FetchLoadingTests {
+    let file: SharedDemoFile
+
+    init() throws { file = try SharedDemoFile() }
+
+    @Test func fetchedRecordsAreMadeWithTheBackingDataInitializer() throws {
+        let writer = try file.context("app")
+        let inserted = MadeTask()
+        inserted.title = "one"
+        writer.insert(inserted)
+        try writer.save()
+        #expect(inserted.madeByInit)
+        let fetched = try #require(try file.context("reader").fetch(FetchDescriptor<MadeTask>()).first)
+        #expect(!fetched.madeByInit)
+        #expect(fetched.id == inserted.id)
+        #expect(fetched.title == "one")
+    }
+
+    @Test func aCategoryLoadsAllItsTasksAndTheyPointBack() throws {
+        let writer = try file.context("app")
+        let category = DemoCategory(name: "Big")
+        writer.insert(category)
+        // More than one query's chunk of identities (512).
+        let tasks = (0..<1_200).map { DemoTask(title: "Task \($0)", priority: $0 % 3, category: category) }
+        for task in tasks { writer.insert(task) }
+        try writer.save()
+
+        let reader = try file.context("reader")
+        let loaded = try #require(try reader.fetch(FetchDescriptor<DemoCategory>()).first)
+        #expect(loaded.tasks.count == 1_200)
+        #expect(Set(loaded.tasks.map(\.id)) == Set(tasks.map(\.id)))
+        #expect(loaded.tasks.allSatisfy { $0.category === loaded })
+        #expect(!reader.hasChanges)
+        // The tasks fetched next are the records the category holds.
+        let fetched = try reader.fetch(FetchDescriptor<DemoTask>())
+        #expect(Set(fetched.map(ObjectIdentifier.init)) == Set(loaded.tasks.map(ObjectIdentifier.init)))
+    }
+
+    @Test func aRowThatFailsToDecodeLeavesNoRecordBehind() throws {
+        let writer = try file.context("app")
+        let category = DemoCategory(name: "Home")
+        writer.insert(category)
+        for index in 0..<3 { writer.insert(DemoTask(title: "Task \(index)", category: category)) }
+        try writer.save()
+
+        let reader = try file.context("reader")
+        #expect(throws: StoreError.self) { try reader.fetch(FetchDescriptor<NarrowCategory>()) }
+        // The category, made before its tasks failed, does not stay: a save inserts nothing.
+        #expect(reader.registrations.isEmpty)
+        #expect(!reader.hasChanges)
+        #expect(try reader.save() == nil)
+    }
+
+    @Test func propertiesToFetchReadsOnlyThoseAndAFullFetchFillsTheRest() throws {
+        let writer = try file.context("app")
+        writer.insert(DemoTask(title: "Write", priority: 2))
+        try writer.save()
+
+        let reader = try file.context("reader")
+        var partial = FetchDescriptor<DemoTask>()
+        partial.propertiesToFetch = [\.title]
+        partial.relationshipKeyPathsForPrefetching = [\.category]
+        let task = try #require(try reader.fetch(partial).first)
+        #expect(task.title == "Write")
+        #expect(task.priority == 0)
+        #expect(!reader.hasChanges)
+        // A full fetch fills in what was left out.
+        #expect(try reader.fetch(FetchDescriptor<DemoTask>()).first === task)
+        #expect(task.priority == 2)
+        #expect(!reader.hasChanges)
+
+        // An attribute set by the app before the fill is kept and saved.
+        let other = try file.context("other")
+        let again = try #require(try other.fetch(partial).first)
+        again.priority = 5
+        _ = try other.fetch(FetchDescriptor<DemoTask>())
+        #expect(again.priority == 5)
+        #expect(other.hasChanges)
+        try other.save()
+        #expect(try file.context("check").fetch(FetchDescriptor<DemoTask>()).first?.priority == 5)
+
+        // A key path the record schema does not map is refused.
+        var unmapped = FetchDescriptor<MadeTask>()
+        unmapped.propertiesToFetch = [\.madeByInit]
+        #expect(throws: StoreError.self) { try reader.fetch(unmapped) }
+    }
+}
