@@ -51,14 +51,16 @@ let package = Package(
     .target(
       name: "CoexistHistory", dependencies: ["CoexistSQLite", "CoexistModel"], swiftSettings: strict
     ),
+    // A save's bookkeeping and atomicity, shared by the two schemas' saves.
+    .target(name: "CoexistSaving", dependencies: ["CoexistSQLite"], swiftSettings: strict),
     .target(
       name: "CoexistLegacyStore",
-      dependencies: ["CoexistSQLite", "CoexistModel", "CoexistHistory"],
+      dependencies: ["CoexistSQLite", "CoexistModel", "CoexistHistory", "CoexistSaving"],
       swiftSettings: strict
     ),
     .target(
       name: "CoexistStore",
-      dependencies: ["CoexistSQLite", "CoexistModel", "CoexistHistory"],
+      dependencies: ["CoexistSQLite", "CoexistModel", "CoexistHistory", "CoexistSaving"],
       swiftSettings: strict
     ),
     // Following a file's commits (the file itself, or coexistd's socket), for both adapters.
@@ -150,6 +152,11 @@ let package = Package(
     .testTarget(
       name: "CoexistSQLiteTests",
       dependencies: ["CoexistSQLite", "TestSupport"],
+      swiftSettings: strict
+    ),
+    .testTarget(
+      name: "CoexistSavingTests",
+      dependencies: ["CoexistSaving", "CoexistSQLite", "TestSupport"],
       swiftSettings: strict
     ),
     .testTarget(

@@ -95,12 +95,11 @@ extension LegacySave {
             }
         }
         try connection.run("DELETE FROM \(SQLIdentifier.quoted(mapping.table)) WHERE Z_PK = ?", [.integer(id.pk)])
-        setDeleted(id)
+        ledger.markDeleted(id)
         setVersion(id, nil)
         setBumped(id, false)
         if pending[id]?.type == .insert {
-            setPending(id, nil)
-            removeFromOrder(id)
+            ledger.forget(id)
         } else {
             record(id, Pending(type: .delete, tombstone: tombstone, tombstoneValues: tombstoneValues))
         }

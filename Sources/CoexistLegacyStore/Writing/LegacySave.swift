@@ -1,6 +1,7 @@
 import CoexistHistory
 public import CoexistModel
 import CoexistSQLite
+import CoexistSaving
 
 /// One save in progress: inserts, updates, deletes and relationship changes, applied at once inside the
 /// save's SQLite write transaction and recorded, at the end, as one persistent-history transaction.
@@ -23,15 +24,13 @@ public final class LegacySave {
     let model: Model
     let schema: StoreSchema
     let keys: KeyAllocator
-    var order: [ObjectID] = []
-    var pending: [ObjectID: Pending] = [:]
+    /// What the save changed so far, and each operation's atomicity (``atomically(_:)``).
+    let ledger = SaveLedger<ObjectID, Pending>()
+    /// The objects whose `Z_OPT` this save bumped already, and the versions it read or wrote.
     var bumped: Set<ObjectID> = []
     var versions: [ObjectID: Int64] = [:]
-    var deleted: Set<ObjectID> = []
-    var depth = 0
-    /// What the running operation changed, to undo it if it fails (``atomically(_:)``).
+    /// What the running operation changed of the Core Data-only state, to undo it if it fails.
     var journal: Journal?
-    var finished = false
     /// Whether a non-optional attribute must have a value (true). The bridge turns this off: it copies
     /// what the other side holds, and real Core Data stores do hold NULL in non-optional columns.
     public var enforcesMandatoryValues = true
@@ -258,10 +257,10 @@ public final class LegacySave {
         record(id, entry)
     }
 
-    func record(_ id: ObjectID, _ entry: Pending) {
-        if pending[id] == nil { order.append(id) }
-        setPending(id, entry)
-    }
+    func record(_ id: ObjectID, _ entry: Pending) { ledger.record(id, entry) }
+
+    var pending: [ObjectID: Pending] { ledger.pending }
+    var deleted: Set<ObjectID> { ledger.deleted }
 
     func encode(_ value: AttributeValue, _ attribute: Attribute, _ id: ObjectID) throws -> SQLiteValue {
         do {

@@ -32,8 +32,8 @@ extension LegacyStore {
 
 extension LegacySave {
     func finish(metadata: SaveMetadata, timestamp: Double) throws -> SaveResult {
-        finished = true
-        guard !order.isEmpty else {
+        ledger.finish()
+        guard !ledger.order.isEmpty else {
             try keys.flush()
             return SaveResult(token: nil, changes: [])
         }
@@ -42,7 +42,7 @@ extension LegacySave {
         store.tables = try StoreSchema.readTables(connection)
         var changes: [HistoryChange] = []
         var tombstones: [[SQLiteValue]] = []
-        for id in order {
+        for id in ledger.order {
             guard let entry = pending[id], let entity = model.entity(named: id.entity),
                 let mapping = schema.entities[id.entity]
             else { continue }

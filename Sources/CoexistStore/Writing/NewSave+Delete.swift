@@ -68,12 +68,9 @@ extension NewSave {
             }
         }
         try connection.run("DELETE FROM \(SQLIdentifier.quoted(mapping.table)) WHERE \"id\" = ?", [.text(ref.id)])
-        if deleted.insert(ref).inserted { undo.append(.deleted(ref)) }
-        if let previous = pending[ref], previous.type == .insert {
-            undo.append(.pending(ref, previous))
-            undo.append(.order(order))
-            pending[ref] = nil
-            order.removeAll { $0 == ref }
+        ledger.markDeleted(ref)
+        if pending[ref]?.type == .insert {
+            ledger.forget(ref)
         } else {
             record(ref, Pending(type: .delete, tombstone: tombstone))
         }

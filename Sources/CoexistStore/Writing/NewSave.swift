@@ -1,6 +1,7 @@
 import CoexistHistory
 public import CoexistModel
 import CoexistSQLite
+import CoexistSaving
 
 /// One save to the new schema in progress: inserts, updates, deletes and relationship changes, applied
 /// inside the save's SQLite write transaction and recorded at the end as one history transaction (an
@@ -19,13 +20,8 @@ public final class NewSave {
     }
 
     let store: NewStore
-    var order: [ObjectRef] = []
-    var pending: [ObjectRef: Pending] = [:]
-    var deleted: Set<ObjectRef> = []
-    /// How to undo the bookkeeping of the running operation, newest last (see ``atomically(_:)``).
-    var undo: [Undo] = []
-    var depth = 0
-    var finished = false
+    /// What the save changed so far, and each operation's atomicity (``atomically(_:)``).
+    let ledger = SaveLedger<ObjectRef, Pending>()
     /// Whether a non-optional attribute must have a value (true). The bridge turns this off: it copies
     /// what the other side holds, and real Core Data stores do hold NULL in non-optional columns.
     public var enforcesMandatoryValues = true
@@ -33,6 +29,8 @@ public final class NewSave {
     init(store: NewStore) { self.store = store }
 
     var connection: Connection { store.connection }
+    var pending: [ObjectRef: Pending] { ledger.pending }
+    var deleted: Set<ObjectRef> { ledger.deleted }
     var model: Model { store.model }
     var schema: NewSchema { store.schema }
 
@@ -202,15 +200,7 @@ public final class NewSave {
         record(ref, entry)
     }
 
-    func record(_ ref: ObjectRef, _ entry: Pending) {
-        let previous = pending[ref]
-        if previous == nil {
-            order.append(ref)
-            undo.append(.appendedToOrder)
-        }
-        undo.append(.pending(ref, previous))
-        pending[ref] = entry
-    }
+    func record(_ ref: ObjectRef, _ entry: Pending) { ledger.record(ref, entry) }
 
     func encode(_ value: AttributeValue, _ attribute: Attribute, _ ref: ObjectRef) throws -> SQLiteValue {
         do {

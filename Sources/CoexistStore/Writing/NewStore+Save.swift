@@ -32,8 +32,8 @@ extension NewStore {
 
 extension NewSave {
     func finish(metadata: SaveMetadata, timestamp: Double) throws -> NewSaveResult {
-        finished = true
-        let entries = order.compactMap { ref -> CompanionChanges.Entry? in
+        ledger.finish()
+        let entries = ledger.order.compactMap { ref -> CompanionChanges.Entry? in
             guard let entry = pending[ref] else { return nil }
             return CompanionChanges.Entry(
                 type: entry.type,

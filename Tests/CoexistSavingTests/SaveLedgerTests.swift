@@ -1,0 +1,88 @@
+import CoexistSQLite
+import TestSupport
+import Testing
+
+@testable import CoexistSaving
+
+/// A save's bookkeeping: a failed operation leaves ledger and file as they were before it; a finished save,
+/// or one outside its transaction, refuses operations.
+@Suite struct SaveLedgerTests {
+    struct Refused: Error {}
+    struct Failed: Error {}
+
+    let directory: TemporaryDirectory
+    let connection: Connection
+
+    init() throws {
+        directory = try TemporaryDirectory()
+        connection = try Connection(
+            path: directory.file("ledger.sqlite"),
+            options: OpenOptions(access: .readWriteCreate)
+        )
+        try connection.execute("CREATE TABLE item (name TEXT)")
+    }
+
+    @Test func aFailedOperationRestoresTheLedgerAndTheRows() throws {
+        let ledger = SaveLedger<String, String>()
+        var begun = 0
+        var undone = 0
+        var ended = 0
+        try connection.write {
+            try ledger.atomically(on: connection, refusal: { Refused() }) {
+                ledger.record("a", "insert")
+                ledger.record("b", "insert")
+                ledger.record("c", "update")
+                try connection.run("INSERT INTO item VALUES ('a')")
+            }
+            #expect(throws: Failed.self) {
+                try ledger.atomically(
+                    on: connection,
+                    refusal: { Refused() },
+                    begin: { begun += 1 },
+                    undo: { undone += 1 },
+                    end: { ended += 1 }
+                ) {
+                    ledger.record("d", "insert")
+                    ledger.record("c", "update title")
+                    ledger.forget("b")
+                    ledger.markDeleted("b")
+                    ledger.record("e", "insert")
+                    // A nested operation shares the outer one's savepoint and journal.
+                    try ledger.atomically(on: connection, refusal: { Refused() }, begin: { begun += 1 }) {
+                        ledger.markDeleted("a")
+                        try connection.run("INSERT INTO item VALUES ('d')")
+                    }
+                    throw Failed()
+                }
+            }
+            #expect(ledger.order == ["a", "b", "c"])
+            #expect(ledger.pending == ["a": "insert", "b": "insert", "c": "update"])
+            #expect(ledger.deleted.isEmpty)
+            #expect(try connection.scalar("SELECT group_concat(name) FROM item") == .text("a"))
+        }
+        #expect((begun, undone, ended) == (1, 1, 1))
+    }
+
+    @Test func forgettingKeepsTheOrderOfTheOthers() throws {
+        let ledger = SaveLedger<Int, String>()
+        try connection.write {
+            try ledger.atomically(on: connection, refusal: { Refused() }) {
+                for id in 1...4 { ledger.record(id, "insert") }
+                ledger.forget(2)
+                ledger.record(2, "insert")
+                ledger.forget(9)
+            }
+        }
+        #expect(ledger.order == [1, 3, 4, 2])
+    }
+
+    @Test func operationsAreRefusedOutsideTheTransactionAndOnceFinished() throws {
+        let ledger = SaveLedger<Int, String>()
+        #expect(throws: Refused.self) { try ledger.atomically(on: connection, refusal: { Refused() }) {} }
+        try connection.write {
+            ledger.finish()
+            #expect(throws: Refused.self) { try ledger.atomically(on: connection, refusal: { Refused() }) {} }
+        }
+        #expect(ledger.order.isEmpty)
+    }
+}
