@@ -52,7 +52,11 @@ let package = Package(
       name: "CoexistHistory", dependencies: ["CoexistSQLite", "CoexistModel"], swiftSettings: strict
     ),
     // A save's bookkeeping and atomicity, shared by the two schemas' saves.
-    .target(name: "CoexistSaving", dependencies: ["CoexistSQLite"], swiftSettings: strict),
+    .target(
+      name: "CoexistSaving",
+      dependencies: ["CoexistSQLite", "CoexistModel", "CoexistHistory"],
+      swiftSettings: strict
+    ),
     .target(
       name: "CoexistLegacyStore",
       dependencies: ["CoexistSQLite", "CoexistModel", "CoexistHistory", "CoexistSaving"],

@@ -76,6 +76,32 @@ import Testing
         #expect(ledger.order == [1, 3, 4, 2])
     }
 
+    @Test func changesRecordInsertsUpdatesAndDeletesAsTheHistoryWillSayThem() throws {
+        let ledger = SaveLedger<String, PendingChange<String>>()
+        try connection.write {
+            try ledger.atomically(on: connection, refusal: { Refused() }) {
+                ledger.recordInsertion("new")
+                ledger.recordUpdate("new", "title")  // part of the insert
+                ledger.recordUpdate("old", "title")
+                ledger.recordUpdate("old", "notes")
+                ledger.recordUpdate("old", "title")
+                ledger.recordUpdate("gone", "title")
+                ledger.recordDeletion("gone", tombstone: "kept")
+                ledger.recordUpdate("gone", "notes")  // after its delete: nothing
+                ledger.recordInsertion("brief")
+                ledger.recordDeletion("brief", tombstone: "never")  // inserted and deleted: nothing at all
+            }
+        }
+        #expect(ledger.order == ["new", "old", "gone"])
+        #expect(ledger.pending["new"]?.type == .insert)
+        #expect(ledger.pending["new"]?.properties == [])
+        #expect(ledger.pending["old"]?.properties == ["title", "notes"])
+        #expect(ledger.pending["gone"]?.type == .delete)
+        #expect(ledger.pending["gone"]?.tombstone == "kept")
+        #expect(ledger.pending["brief"] == nil)
+        #expect(ledger.deleted == ["gone", "brief"])
+    }
+
     @Test func operationsAreRefusedOutsideTheTransactionAndOnceFinished() throws {
         let ledger = SaveLedger<Int, String>()
         #expect(throws: Refused.self) { try ledger.atomically(on: connection, refusal: { Refused() }) {} }

@@ -1,6 +1,7 @@
 import CoexistHistory
 import CoexistModel
 import CoexistSQLite
+import CoexistSaving
 
 /// Deleting objects with Core Data's delete rules (cascade, nullify, deny, no action).
 extension LegacySave {
@@ -21,20 +22,15 @@ extension LegacySave {
     func deleteNow(_ id: ObjectID, expectedVersion: Int64? = nil, applyingRules: Bool = true) throws {
         let (_, mapping) = try resolve(id)
         try checkVersion(id, mapping: mapping, expected: expectedVersion)
-        guard applyingRules else {
-            try deleteOne(id, leaving: [id], applyingRules: false)
-            return
-        }
-        switch try model.deletionSet(
-            from: id,
+        try Deletion.run(
+            id,
+            model: model,
+            applyingRules: applyingRules,
             entity: { try resolve($0).0 },
-            related: { try store.related($0, $1) }
-        ) {
-        case .failure(let violation):
-            throw LegacyStoreError.validation(path: store.path, detail: violation.description)
-        case .success(let (doomed, members)):
-            for current in doomed { try deleteOne(current, leaving: members) }
-        }
+            related: { try store.related($0, $1) },
+            refusal: { LegacyStoreError.validation(path: store.path, detail: $0) },
+            deleteOne: { try deleteOne($0, leaving: $1, applyingRules: applyingRules) }
+        )
     }
 
     private func deleteOne(_ id: ObjectID, leaving doomed: Set<ObjectID>, applyingRules: Bool = true) throws {
@@ -95,13 +91,8 @@ extension LegacySave {
             }
         }
         try connection.run("DELETE FROM \(SQLIdentifier.quoted(mapping.table)) WHERE Z_PK = ?", [.integer(id.pk)])
-        ledger.markDeleted(id)
+        ledger.recordDeletion(id, tombstone: Tombstone(stored: tombstone, values: tombstoneValues))
         setVersion(id, nil)
         setBumped(id, false)
-        if pending[id]?.type == .insert {
-            ledger.forget(id)
-        } else {
-            record(id, Pending(type: .delete, tombstone: tombstone, tombstoneValues: tombstoneValues))
-        }
     }
 }

@@ -13,12 +13,14 @@ import CoexistSaving
 /// every relationship, delete rules (cascade, nullify, deny, no action), uniqueness constraints, mandatory
 /// attributes and integer ranges.
 public final class LegacySave {
-    struct Pending {
-        var type: ChangeType
-        var properties: [String] = []
-        var tombstone: [SQLiteValue] = []
-        var tombstoneValues: [String: AttributeValue] = [:]
+    /// What a delete keeps for the history: the tombstone columns' stored values, and the same decoded.
+    struct Tombstone {
+        var stored: [SQLiteValue]
+        var values: [String: AttributeValue]
     }
+
+    /// An object's change so far.
+    typealias Pending = PendingChange<Tombstone>
 
     let store: LegacyStore
     let model: Model
@@ -132,7 +134,7 @@ public final class LegacySave {
             values: Dictionary(uniqueKeysWithValues: zip(columns, arguments))
         )
         try connection.run(sql, arguments)
-        record(id, Pending(type: .insert))
+        ledger.recordInsertion(id)
         setBumped(id, true)
         setVersion(id, 1)
         return id
@@ -243,7 +245,7 @@ public final class LegacySave {
 
     /// Records that `property` of `id` changed, bumping `Z_OPT` the first time the object changes in this save.
     func touch(_ id: ObjectID, _ property: String) throws {
-        if pending[id]?.type == .insert || pending[id]?.type == .delete { return }
+        guard ledger.isUpdatable(id) else { return }
         if !bumped.contains(id) {
             let (_, mapping) = try resolve(id)
             try connection.run(
@@ -252,12 +254,8 @@ public final class LegacySave {
             )
             setBumped(id, true)
         }
-        var entry = pending[id] ?? Pending(type: .update)
-        if !entry.properties.contains(property) { entry.properties.append(property) }
-        record(id, entry)
+        ledger.recordUpdate(id, property)
     }
-
-    func record(_ id: ObjectID, _ entry: Pending) { ledger.record(id, entry) }
 
     var pending: [ObjectID: Pending] { ledger.pending }
     var deleted: Set<ObjectID> { ledger.deleted }

@@ -60,8 +60,8 @@ extension LegacySave {
                 change.properties = entry.properties
             }
             if entry.type == .delete {
-                change.tombstone = entry.tombstoneValues
-                tombstones.append(Array(entry.tombstone.prefix(tombstoneColumns)))
+                change.tombstone = entry.tombstone?.values ?? [:]
+                tombstones.append(Array((entry.tombstone?.stored ?? []).prefix(tombstoneColumns)))
             } else {
                 tombstones.append([])
             }

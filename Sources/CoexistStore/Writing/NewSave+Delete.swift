@@ -1,5 +1,6 @@
 import CoexistModel
 import CoexistSQLite
+import CoexistSaving
 
 /// Deleting with delete rules in the new schema.
 extension NewSave {
@@ -14,20 +15,15 @@ extension NewSave {
 
     func deleteNow(_ ref: ObjectRef, applyingRules: Bool = true) throws {
         try checkExists(ref)
-        guard applyingRules else {
-            try deleteOne(ref, leaving: [ref])
-            return
-        }
-        switch try model.deletionSet(
-            from: ref,
+        try Deletion.run(
+            ref,
+            model: model,
+            applyingRules: applyingRules,
             entity: { try resolve($0).0 },
-            related: { try store.related($0, $1) }
-        ) {
-        case .failure(let violation):
-            throw StoreError.validation(path: store.path, detail: violation.description)
-        case .success(let (doomed, members)):
-            for current in doomed { try deleteOne(current, leaving: members) }
-        }
+            related: { try store.related($0, $1) },
+            refusal: { StoreError.validation(path: store.path, detail: $0) },
+            deleteOne: { try deleteOne($0, leaving: $1) }
+        )
     }
 
     private func deleteOne(_ ref: ObjectRef, leaving doomed: Set<ObjectRef>) throws {
@@ -68,11 +64,6 @@ extension NewSave {
             }
         }
         try connection.run("DELETE FROM \(SQLIdentifier.quoted(mapping.table)) WHERE \"id\" = ?", [.text(ref.id)])
-        ledger.markDeleted(ref)
-        if pending[ref]?.type == .insert {
-            ledger.forget(ref)
-        } else {
-            record(ref, Pending(type: .delete, tombstone: tombstone))
-        }
+        ledger.recordDeletion(ref, tombstone: tombstone)
     }
 }

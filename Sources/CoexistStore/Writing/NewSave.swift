@@ -13,11 +13,8 @@ import CoexistSaving
 /// constraints are enforced; both sides of every relationship are kept; delete rules apply (in the new
 /// schema "No Action" behaves as Nullify, so that references stay valid).
 public final class NewSave {
-    struct Pending {
-        var type: ChangeType
-        var properties: [String] = []
-        var tombstone: [String: AttributeValue] = [:]
-    }
+    /// An object's change so far; a delete keeps the attributes preserved on deletion.
+    typealias Pending = PendingChange<[String: AttributeValue]>
 
     let store: NewStore
     /// What the save changed so far, and each operation's atomicity (``atomically(_:)``).
@@ -93,7 +90,7 @@ public final class NewSave {
             + "VALUES (\(columns.map { _ in "?" }.joined(separator: ", ")))"
         store.insertStatements[entityName] = sql
         try run(ref, sql, arguments)
-        record(ref, Pending(type: .insert))
+        ledger.recordInsertion(ref)
         return ref
     }
 
@@ -103,7 +100,7 @@ public final class NewSave {
     public func noteInserted(_ refs: [ObjectRef]) throws {
         try atomically {
             for ref in refs where pending[ref] == nil && !deleted.contains(ref) {
-                record(ref, Pending(type: .insert))
+                ledger.recordInsertion(ref)
             }
         }
     }
@@ -193,14 +190,7 @@ public final class NewSave {
     }
 
     /// Records that `property` of `ref` changed.
-    func touch(_ ref: ObjectRef, _ property: String) {
-        if pending[ref]?.type == .insert || pending[ref]?.type == .delete || deleted.contains(ref) { return }
-        var entry = pending[ref] ?? Pending(type: .update)
-        if !entry.properties.contains(property) { entry.properties.append(property) }
-        record(ref, entry)
-    }
-
-    func record(_ ref: ObjectRef, _ entry: Pending) { ledger.record(ref, entry) }
+    func touch(_ ref: ObjectRef, _ property: String) { ledger.recordUpdate(ref, property) }
 
     func encode(_ value: AttributeValue, _ attribute: Attribute, _ ref: ObjectRef) throws -> SQLiteValue {
         do {

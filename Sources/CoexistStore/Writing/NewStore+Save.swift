@@ -40,7 +40,7 @@ extension NewSave {
                 entity: ref.entity,
                 objectID: ref.id,
                 properties: entry.properties,
-                tombstone: entry.tombstone
+                tombstone: entry.tombstone ?? [:]
             )
         }
         guard !entries.isEmpty else { return NewSaveResult(token: nil, changes: []) }
