@@ -160,7 +160,7 @@ let package = Package(
     ),
     .testTarget(
       name: "CoexistSavingTests",
-      dependencies: ["CoexistSaving", "CoexistSQLite", "TestSupport"],
+      dependencies: ["CoexistSaving", "CoexistSQLite", "CoexistModel", "TestSupport"],
       swiftSettings: strict
     ),
     .testTarget(

@@ -1,6 +1,7 @@
 import CoexistHistory
 import CoexistModel
 import CoexistSQLite
+import CoexistSaving
 
 /// Relationship changes, keeping both sides consistent: foreign keys, join tables and `Z_FOK_` order
 /// (coredata-sqlite-format.md §1.4). Every object whose relationship changes is recorded as updated.
@@ -21,38 +22,23 @@ extension LegacySave {
             throw LegacyStoreError.validation(path: store.path, detail: "\(id): \(name) is not a to-one relationship")
         }
         if let target { try checkDestination(target, of: relationship, id) }
-        let current = try currentToOne(id, mapping: mapping, column: column, relationship: relationship)
-        guard current != target else { return }
         let inverse = model.inverse(of: relationship)
-        if let inverse, !inverse.isToMany {
-            // One-to-one: the target's old partner loses it, the old target loses us.
-            if let target, let (_, targetMapping) = try? resolve(target),
-                case .toOne(let inverseColumn, _, _) = targetMapping.properties[inverse.name],
-                let partner = try currentToOne(
-                    target,
-                    mapping: targetMapping,
-                    column: inverseColumn,
-                    relationship: inverse
-                ),
-                partner != id
-            {
-                try writeToOne(partner, name, nil)
-                try touch(partner, name)
-            }
-            if let current {
-                try writeToOne(current, inverse.name, nil)
-                try touch(current, inverse.name)
-            }
-            if let target {
-                try writeToOne(target, inverse.name, id)
-                try touch(target, inverse.name)
-            }
-        } else if let inverse {
-            if let current { try touch(current, inverse.name) }
-            if let target { try touch(target, inverse.name) }
-        }
-        try writeToOne(id, name, target)
-        try touch(id, name)
+        try ToOneUpkeep.set(
+            id,
+            name,
+            from: try currentToOne(id, mapping: mapping, column: column, relationship: relationship),
+            to: target,
+            inverse: inverse,
+            partner: { target in
+                // A target whose inverse is not stored as a to-one column has no partner to lose.
+                guard let inverse, let (_, targetMapping) = try? resolve(target),
+                    case .toOne(let inverseColumn, _, _) = targetMapping.properties[inverse.name]
+                else { return nil }
+                return try currentToOne(target, mapping: targetMapping, column: inverseColumn, relationship: inverse)
+            },
+            write: writeToOne,
+            touch: touch
+        )
     }
 
     /// Adds `targets` to the to-many `name` of `id` (appended at the end when the relationship is ordered).

@@ -1,5 +1,6 @@
 import CoexistModel
 import CoexistSQLite
+import CoexistSaving
 
 /// Relationship changes in the new schema, both sides kept: foreign keys, join tables, positions.
 extension NewSave {
@@ -19,29 +20,17 @@ extension NewSave {
             throw StoreError.validation(path: store.path, detail: "\(ref): \(name) is not a to-one relationship")
         }
         if let target { try checkDestination(target, of: relationship, ref) }
-        let current = try currentToOne(ref, name)
-        guard current != target else { return }
-        if let inverse = model.inverse(of: relationship) {
-            if !inverse.isToMany {
-                if let target, let partner = try currentToOne(target, inverse.name), partner != ref {
-                    try writeToOne(partner, name, nil)
-                    touch(partner, name)
-                }
-                if let current {
-                    try writeToOne(current, inverse.name, nil)
-                    touch(current, inverse.name)
-                }
-                if let target {
-                    try writeToOne(target, inverse.name, ref)
-                    touch(target, inverse.name)
-                }
-            } else {
-                if let current { touch(current, inverse.name) }
-                if let target { touch(target, inverse.name) }
-            }
-        }
-        try writeToOne(ref, name, target)
-        touch(ref, name)
+        let inverse = model.inverse(of: relationship)
+        try ToOneUpkeep.set(
+            ref,
+            name,
+            from: try currentToOne(ref, name),
+            to: target,
+            inverse: inverse,
+            partner: { target in try inverse.flatMap { try currentToOne(target, $0.name) } },
+            write: writeToOne,
+            touch: touch
+        )
     }
 
     /// Adds `targets` to the to-many `name` of `ref` (appended when ordered).
