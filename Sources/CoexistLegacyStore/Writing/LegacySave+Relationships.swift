@@ -7,7 +7,7 @@ import CoexistSaving
 /// (coredata-sqlite-format.md §1.4). Every object whose relationship changes is recorded as updated.
 extension LegacySave {
     /// Order keys are spaced like Core Data's (1024, 2048, …) so that moves rarely renumber.
-    static let orderStep: Int64 = 1024
+    static let orderStep = OrderedUpkeep.step
 
     /// Sets the to-one `name` of `id` to `target` (nil to clear), updating the inverse side.
     public func setToOne(_ id: ObjectID, _ name: String, _ target: ObjectID?) throws {
@@ -154,33 +154,42 @@ extension LegacySave {
     }
 
     func setOrderedNow(_ id: ObjectID, _ name: String, _ targets: [ObjectID]) throws {
-        let current = try store.related(id, name)
-        let wanted = Set(targets)
-        try remove(id, from: name, current.filter { !wanted.contains($0) })
-        try add(id, to: name, targets.filter { !current.contains($0) })
         let (_, mapping) = try resolve(id)
-        guard current != targets else { return }
-        for (index, target) in targets.enumerated() {
-            let key = Int64(index + 1) * Self.orderStep
-            switch mapping.properties[name] {
-            case .inverseForeignKey(let inverse):
-                let (_, targetMapping) = try resolve(target)
-                if case .toOne(_, _, let order?) = targetMapping.properties[inverse] {
-                    try connection.run(
-                        "UPDATE \(SQLIdentifier.quoted(targetMapping.table)) SET \(SQLIdentifier.quoted(order)) = ? WHERE Z_PK = ?",
-                        [.integer(key), .integer(target.pk)]
-                    )
-                    try touch(target, inverse)
-                }
-            case .joinTable(let table, let source, let destination, let order?):
+        try OrderedUpkeep.set(
+            targets,
+            current: try store.related(id, name),
+            remove: { try remove(id, from: name, $0) },
+            add: { try add(id, to: name, $0) },
+            position: { target, key in try writeOrderKey(id, name, target, key, mapping) },
+            touch: { try touch(id, name) }
+        )
+    }
+
+    /// Writes the order key of `target` in the ordered to-many `name` of `id`.
+    private func writeOrderKey(
+        _ id: ObjectID,
+        _ name: String,
+        _ target: ObjectID,
+        _ key: Int64,
+        _ mapping: EntityMapping
+    ) throws {
+        switch mapping.properties[name] {
+        case .inverseForeignKey(let inverse):
+            let (_, targetMapping) = try resolve(target)
+            if case .toOne(_, _, let order?) = targetMapping.properties[inverse] {
                 try connection.run(
-                    "UPDATE \(SQLIdentifier.quoted(table)) SET \(SQLIdentifier.quoted(order)) = ? WHERE \(SQLIdentifier.quoted(source)) = ? AND \(SQLIdentifier.quoted(destination)) = ?",
-                    [.integer(key), .integer(id.pk), .integer(target.pk)]
+                    "UPDATE \(SQLIdentifier.quoted(targetMapping.table)) SET \(SQLIdentifier.quoted(order)) = ? WHERE Z_PK = ?",
+                    [.integer(key), .integer(target.pk)]
                 )
-            default: break
+                try touch(target, inverse)
             }
+        case .joinTable(let table, let source, let destination, let order?):
+            try connection.run(
+                "UPDATE \(SQLIdentifier.quoted(table)) SET \(SQLIdentifier.quoted(order)) = ? WHERE \(SQLIdentifier.quoted(source)) = ? AND \(SQLIdentifier.quoted(destination)) = ?",
+                [.integer(key), .integer(id.pk), .integer(target.pk)]
+            )
+        default: break
         }
-        try touch(id, name)
     }
 
     // MARK: Helpers

@@ -5,7 +5,7 @@ import CoexistSaving
 /// Relationship changes in the new schema, both sides kept: foreign keys, join tables, positions.
 extension NewSave {
     /// Positions are spaced so that appends rarely renumber.
-    static let positionStep: Int64 = 1024
+    static let positionStep = OrderedUpkeep.step
 
     /// Sets the to-one `name` of `ref` to `target` (nil to clear), updating the inverse side.
     public func setToOne(_ ref: ObjectRef, _ name: String, _ target: ObjectRef?) throws {
@@ -98,33 +98,42 @@ extension NewSave {
     }
 
     func setOrderedNow(_ ref: ObjectRef, _ name: String, _ targets: [ObjectRef]) throws {
-        let current = try store.related(ref, name)
-        let wanted = Set(targets)
-        try removeNow(ref, from: name, current.filter { !wanted.contains($0) })
-        try addNow(ref, to: name, targets.filter { !current.contains($0) })
-        guard current != targets else { return }
         let (_, mapping) = try resolve(ref)
-        for (index, target) in targets.enumerated() {
-            let position = Int64(index + 1) * Self.positionStep
-            switch mapping.properties[name] {
-            case .inverse(let inverse):
-                let (_, targetMapping) = try resolve(target)
-                if case .toOne(_, let column?) = targetMapping.properties[inverse] {
-                    try connection.run(
-                        "UPDATE \(SQLIdentifier.quoted(targetMapping.table)) SET \(SQLIdentifier.quoted(column)) = ? WHERE \"id\" = ?",
-                        [.integer(position), .text(target.id)]
-                    )
-                    touch(target, inverse)
-                }
-            case .join(let table, let selfColumn, let otherColumn, let column?):
+        try OrderedUpkeep.set(
+            targets,
+            current: try store.related(ref, name),
+            remove: { try removeNow(ref, from: name, $0) },
+            add: { try addNow(ref, to: name, $0) },
+            position: { target, position in try writePosition(ref, name, target, position, mapping) },
+            touch: { touch(ref, name) }
+        )
+    }
+
+    /// Writes the position of `target` in the ordered to-many `name` of `ref`.
+    private func writePosition(
+        _ ref: ObjectRef,
+        _ name: String,
+        _ target: ObjectRef,
+        _ position: Int64,
+        _ mapping: NewSchema.EntityMapping
+    ) throws {
+        switch mapping.properties[name] {
+        case .inverse(let inverse):
+            let (_, targetMapping) = try resolve(target)
+            if case .toOne(_, let column?) = targetMapping.properties[inverse] {
                 try connection.run(
-                    "UPDATE \(SQLIdentifier.quoted(table)) SET \(SQLIdentifier.quoted(column)) = ? WHERE \(SQLIdentifier.quoted(selfColumn)) = ? AND \(SQLIdentifier.quoted(otherColumn)) = ?",
-                    [.integer(position), .text(ref.id), .text(target.id)]
+                    "UPDATE \(SQLIdentifier.quoted(targetMapping.table)) SET \(SQLIdentifier.quoted(column)) = ? WHERE \"id\" = ?",
+                    [.integer(position), .text(target.id)]
                 )
-            default: break
+                touch(target, inverse)
             }
+        case .join(let table, let selfColumn, let otherColumn, let column?):
+            try connection.run(
+                "UPDATE \(SQLIdentifier.quoted(table)) SET \(SQLIdentifier.quoted(column)) = ? WHERE \(SQLIdentifier.quoted(selfColumn)) = ? AND \(SQLIdentifier.quoted(otherColumn)) = ?",
+                [.integer(position), .text(ref.id), .text(target.id)]
+            )
+        default: break
         }
-        touch(ref, name)
     }
 
     // MARK: Helpers
