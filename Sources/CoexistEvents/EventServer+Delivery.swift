@@ -93,12 +93,26 @@ extension EventServer {
             // Subscribers catching up will want these events soon: they are encoded (and kept) even when no
             // live subscriber takes them.
             let catchingUp = clients.values.contains { $0.subscription?.live == false }
+            // When the page reaches the snapshot's last token, the values read in it are an event's own
+            // unless a later transaction of the page changed the same object.
+            var lastChange: [EventSource.ChangedObject: Int64] = [:]
+            let complete = wantsValues && page.last?.token == last
+            if complete {
+                for transaction in page {
+                    for change in transaction.changes {
+                        lastChange[EventSource.ChangedObject(change)] = transaction.token
+                    }
+                }
+            }
             for transaction in page {
                 let receivers = live.filter {
                     $0.subscription?.live == true && ($0.subscription?.position ?? .max) < transaction.token
                 }
                 let encode = !receivers.isEmpty || catchingUp
-                let events = encode ? try source.events(transaction, values: wantsValues) : []
+                let unchanged: ((EventSource.ChangedObject) -> Bool)? =
+                    complete ? { lastChange[$0] == transaction.token } : nil
+                let events =
+                    encode ? try source.events(transaction, values: wantsValues, unchangedSince: unchanged) : []
                 if encode { recent.add(token: transaction.token, after: published, events: events) }
                 var batch: WireLine?
                 var passes: [Int: Bool] = [:]  // by filter: does every event of the transaction pass it?

@@ -48,8 +48,38 @@ public final class EventSource {
         return try reader.transactions(after: after, limit: limit).filter { $0.token <= through }
     }
 
-    /// The events of one transaction.
-    public func events(_ transaction: HistoryTransaction, values: Bool) throws -> [EncodedEvent] {
+    /// An object as one side's history names it: what "changed again later" is judged by.
+    public struct ChangedObject: Hashable, Sendable {
+        var side: Side
+        var entity: String?
+        var pk: Int64?
+        var id: String?
+
+        /// The object `change` is about, on its side.
+        public init(_ change: HistoryChange) {
+            side = change.side
+            entity = change.entity
+            pk = change.side == .legacy ? change.objectPK : nil
+            id = change.side == .new ? change.objectID : nil
+        }
+    }
+
+    /// The events of one transaction. With `values`, the objects' values are read in one snapshot of the
+    /// database; when that snapshot is later than the transaction (its last token `S` is not the event's),
+    /// they may show later changes, and the event says so with `"asOf": S` — unless `unchangedSince` says no
+    /// transaction after this one up to `S` changed the object on its side (then the values are the
+    /// event's own). A delete's values are its tombstone, from the history itself: always its own.
+    public func events(
+        _ transaction: HistoryTransaction,
+        values: Bool,
+        unchangedSince: ((ChangedObject) -> Bool)? = nil
+    ) throws -> [EncodedEvent] {
+        if values, engine.connection.isAutocommit {
+            return try engine.connection.read {
+                try self.events(transaction, values: true, unchangedSince: unchangedSince)
+            }
+        }
+        let snapshot = values ? try reader.lastToken() : transaction.token
         let isMirror = transaction.author == engine.configuration.author
         var events: [EncodedEvent] = []
         for (index, change) in transaction.changes.enumerated() {
@@ -68,8 +98,19 @@ public final class EventSource {
             )
             var withValues: WireLine?
             if values {
+                let own =
+                    snapshot == transaction.token || change.type == .delete
+                    || unchangedSince?(ChangedObject(change)) == true
                 withValues = WireLine(
-                    line(transaction, change, index: index, id: id, pk: pk, values: try currentValues(change, id: id)),
+                    line(
+                        transaction,
+                        change,
+                        index: index,
+                        id: id,
+                        pk: pk,
+                        values: try currentValues(change, id: id),
+                        asOf: own ? nil : snapshot
+                    ),
                     token: transaction.token
                 )
             }
@@ -119,7 +160,8 @@ public final class EventSource {
         index: Int,
         id: String?,
         pk: Int64?,
-        values: [String: AttributeValue]?
+        values: [String: AttributeValue]?,
+        asOf: Int64? = nil
     ) -> [UInt8] {
         var writer = JSONWriter()
         writer.beginObject()
@@ -163,6 +205,10 @@ public final class EventSource {
                 Self.write(value, &writer)
             }
             writer.endObject()
+            if let asOf {
+                writer.key("asOf")
+                writer.integer(asOf)
+            }
         }
         writer.endObject()
         return writer.line
