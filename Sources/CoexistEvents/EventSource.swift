@@ -138,15 +138,31 @@ public final class EventSource {
         return UUIDText.text(bytes)
     }
 
-    /// The object's values now: all attributes for inserts, the changed ones for updates, the tombstone for deletes.
+    /// The object's values now: all attributes and to-ones for inserts, the changed ones for updates, the
+    /// tombstone for deletes. A to-one's value is its target's identity (the UUID both schemas share; null
+    /// when unset or not known yet).
     private func currentValues(_ change: HistoryChange, id: String?) throws -> [String: AttributeValue] {
         if change.type == .delete { return change.tombstone }
-        guard let entity = change.entity else { return [:] }
+        guard let entity = change.entity, let described = engine.new.model.entity(named: entity) else { return [:] }
         var values: [String: AttributeValue] = [:]
+        let toOnes = engine.new.model.allRelationships(of: described).filter { !$0.isToMany && !$0.isTransient }
         if change.side == .legacy, let pk = change.objectPK {
-            values = try engine.legacy.object(ObjectID(entity: entity, pk: pk))?.attributes ?? [:]
+            guard let object = try engine.legacy.object(ObjectID(entity: entity, pk: pk)) else { return [:] }
+            values = object.attributes
+            for relationship in toOnes {
+                let target = try object.toOne[relationship.name].flatMap {
+                    try engine.identity(ofLegacy: $0.entity, pk: $0.pk)
+                }
+                values[relationship.name] = target.map { .string($0) } ?? .null
+            }
         } else if let id {
-            values = try engine.new.values(of: ObjectRef(entity: entity, id: id)) ?? [:]
+            let ref = ObjectRef(entity: entity, id: id)
+            guard let stored = try engine.new.values(of: ref) else { return [:] }
+            values = stored
+            for relationship in toOnes {
+                values[relationship.name] =
+                    try engine.new.related(ref, relationship.name).first.map { .string($0.id) } ?? .null
+            }
         }
         if change.type == .update, let properties = change.properties {
             values = values.filter { properties.contains($0.key) }

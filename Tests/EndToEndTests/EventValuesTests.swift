@@ -1,5 +1,6 @@
 import CoexistHistory
 import CoexistLegacyStore
+import CoexistStore
 import Foundation
 import TestSupport
 import Testing
@@ -62,6 +63,52 @@ import Testing
         }
         #expect(early.count == 2)
         #expect(early.allSatisfy { $0["asOf"] != nil })
+    }
+
+    @Test func toOnesAreTheirTargetsIdentityOnBothSides() throws {
+        let fixture = try EventFixture()
+        let client = try fixture.client()
+        #expect(
+            try client.request(#"{"op":"subscribe","since":"now","values":true}"#)["type"] as? String == "subscribed"
+        )
+        // Each save waits for its event: its values are read before the next commit, so they are its own.
+        func taskValues(after token: Int64?) throws -> [String: Any]? {
+            let messages = try fixture.collect(client) {
+                $0["type"] as? String == "event" && Int64($0["token"] as? Int ?? 0) == token
+                    && $0["entity"] as? String == "Task"
+            }
+            let event = messages.last
+            #expect(event?["asOf"] == nil)
+            return event?["values"] as? [String: Any]
+        }
+        let categoryID = (0..<16).map { _ in UInt8.random(in: 0...255) }
+        let linked = try fixture.shared.legacy.save(SaveMetadata(author: "old-app")) { save in
+            let category = try save.insert("Category", ["id": .uuid(categoryID), "name": .string("Home")])
+            let task = try save.insert(
+                "Task",
+                [
+                    "id": .uuid((0..<16).map { _ in UInt8.random(in: 0...255) }), "title": .string("linked"),
+                    "createdAt": .date(0),
+                ]
+            )
+            try save.setToOne(task, "category", category)
+        }
+        let categoryText = UUID(uuid: categoryID.withUnsafeBytes { $0.load(as: uuid_t.self) }).uuidString.lowercased()
+        #expect(try taskValues(after: linked.token)?["category"] as? String == categoryText)
+
+        let taskPK = try #require(linked.changes.first { $0.entity == "Task" }?.objectPK)
+        let cleared = try fixture.shared.legacy.save(SaveMetadata(author: "old-app")) { save in
+            try save.setToOne(ObjectID(entity: "Task", pk: taskPK), "category", nil)
+        }
+        #expect(try taskValues(after: cleared.token)?["category"] is NSNull)
+
+        let newSide = try fixture.shared.new.save(SaveMetadata(author: "new-app")) { save in
+            let category = try save.insert("Category", id: nil, ["name": .string("Work")])
+            let task = try save.insert("Task", id: nil, ["title": .string("new"), "createdAt": .date(0)])
+            try save.setToOne(task, "category", category)
+        }
+        let newCategory = try #require(newSide.changes.first { $0.entity == "Category" }?.objectID)
+        #expect(try taskValues(after: newSide.token)?["category"] as? String == newCategory)
     }
 
     @Test func liveEventsCarryTheirOwnValuesOrSaySo() throws {
