@@ -25,6 +25,8 @@ final class EventClient {
         var types: Set<ChangeType>?
         var values: Bool
         var mirrors: Bool
+        /// One message per transaction (`"framing":"transaction"`) rather than one per change.
+        var transactions = false
         /// The server's number for these filters, shared by subscriptions with the same ones (-1: none).
         var filter: Int
         /// The last token whose events are queued (or were filtered out).

@@ -42,6 +42,8 @@ public struct EventRequest: Decodable, Sendable {
     public var values: Bool?
     /// `subscribe`: include the bridge's own mirror transactions.
     public var mirrors: Bool?
+    /// `subscribe`: `event` (one message per change, the default) or `transaction` (one per transaction).
+    public var framing: String?
     /// `ack` and `wait`: the token.
     public var token: Int64?
     /// `wait`: milliseconds before a `timeout` error (default 10,000, at most 600,000).
@@ -50,7 +52,7 @@ public struct EventRequest: Decodable, Sendable {
     public var to: String?
 
     enum CodingKeys: String, CodingKey {
-        case op, since, name, entities, sides, authors, types, values, mirrors, token, timeout, to
+        case op, since, name, entities, sides, authors, types, values, mirrors, framing, token, timeout, to
     }
 
     public init(from decoder: any Decoder) throws {
@@ -64,6 +66,7 @@ public struct EventRequest: Decodable, Sendable {
         types = try container.decodeIfPresent([String].self, forKey: .types)
         values = try container.decodeIfPresent(Bool.self, forKey: .values)
         mirrors = try container.decodeIfPresent(Bool.self, forKey: .mirrors)
+        framing = try container.decodeIfPresent(String.self, forKey: .framing)
         token = try Self.integer(container, .token)
         timeout = try Self.integer(container, .timeout).map { Int($0) }
         to = try container.decodeIfPresent(String.self, forKey: .to)

@@ -119,7 +119,9 @@ extension EventServer {
                 for client in receivers {
                     guard let subscription = client.subscription, subscription.live else { continue }
                     var whole = false
-                    if events.count > 1 && !subscription.values && subscription.filter >= 0 {
+                    if events.count > 1 && !subscription.values && !subscription.transactions
+                        && subscription.filter >= 0
+                    {
                         whole = passes[subscription.filter] ?? events.allSatisfy { matches($0, subscription) }
                         passes[subscription.filter] = whole
                     }

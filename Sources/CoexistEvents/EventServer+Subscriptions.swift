@@ -39,6 +39,9 @@ extension EventServer {
                 }
             )
         }
+        guard request.framing == nil || request.framing == "event" || request.framing == "transaction" else {
+            throw EventError(code: .invalidRequest, message: "framing is \"event\" or \"transaction\"")
+        }
         if let name = request.name, name.isEmpty || name.utf8.count > 200 {
             throw EventError(code: .invalidRequest, message: "a consumer name has 1 to 200 bytes")
         }
@@ -103,6 +106,7 @@ extension EventServer {
             types: spec.types,
             values: request.values ?? false,
             mirrors: spec.mirrors,
+            transactions: request.framing == "transaction",
             filter: filter,
             position: position,
             live: false
@@ -143,6 +147,11 @@ extension EventServer {
     /// Returns false after a lag.
     func deliver(_ events: [EncodedEvent], to client: EventClient) -> Bool {
         guard let subscription = client.subscription else { return true }
+        if subscription.transactions {
+            let taken = events.filter { matches($0, subscription) }
+            guard let message = WireLine(transaction: taken, values: subscription.values) else { return true }
+            return deliver(message, to: client)
+        }
         defer { client.flush() }
         for event in events where matches(event, subscription) {
             let line = subscription.values ? (event.withValues ?? event.plain) : event.plain

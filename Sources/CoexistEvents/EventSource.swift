@@ -9,6 +9,8 @@ import CoexistStore
 public struct EncodedEvent: Sendable {
     /// The transaction's token.
     public var token: Int64
+    /// The transaction's time (seconds since 2001).
+    public var timestamp: Double = 0
     /// What filters look at.
     public var entity: String?
     public var side: Side
@@ -117,6 +119,7 @@ public final class EventSource {
             events.append(
                 EncodedEvent(
                     token: transaction.token,
+                    timestamp: transaction.timestamp,
                     entity: change.entity,
                     side: change.side,
                     author: transaction.author,

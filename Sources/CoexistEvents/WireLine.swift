@@ -1,3 +1,5 @@
+import CoexistModel
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -16,14 +18,49 @@ public final class WireLine: @unchecked Sendable {
     /// How many events it carries (0 for other messages).
     let events: Int
 
-    /// A line holding a copy of `source`: one event when `token` is given, else another message.
-    init(_ source: [UInt8], token: Int64? = nil) {
+    /// A line holding a copy of `source`: `events` events (one by default) when `token` is given, else
+    /// another message.
+    init(_ source: [UInt8], token: Int64? = nil, events: Int = 1) {
         let storage = UnsafeMutableRawBufferPointer.allocate(byteCount: max(1, source.count), alignment: 1)
         source.withUnsafeBytes { storage.copyMemory(from: $0) }
         bytes = storage
         count = source.count
         self.token = token
-        events = token == nil ? 0 : 1
+        self.events = token == nil ? 0 : events
+    }
+
+    /// The events of one transaction as one message (`"framing":"transaction"`): the transaction's token,
+    /// time, author, side and mirror flag, how many changes it carries, and the changes — each the event
+    /// object the default framing sends, in order, with its values when `values`. Nil without events.
+    convenience init?(transaction events: [EncodedEvent], values: Bool) {
+        guard let first = events.first else { return nil }
+        var writer = JSONWriter()
+        writer.beginObject()
+        writer.key("type")
+        writer.string("transaction")
+        writer.key("token")
+        writer.integer(first.token)
+        writer.key("timestamp")
+        writer.string(ReferenceDate.iso8601(secondsSince2001: first.timestamp))
+        writer.key("author")
+        writer.string(first.author)
+        writer.key("side")
+        writer.string(first.side.rawValue)
+        writer.key("mirror")
+        writer.bool(first.isMirror)
+        writer.key("count")
+        writer.integer(Int64(events.count))
+        writer.key("changes")
+        writer.beginArray()
+        var bytes = writer.bytes
+        for (index, event) in events.enumerated() {
+            if index > 0 { bytes.append(UInt8(ascii: ",")) }
+            let line = values ? (event.withValues ?? event.plain) : event.plain
+            // Each event line without its newline.
+            bytes += line.bytes.prefix(max(0, line.count - 1))
+        }
+        bytes += Array("]}\n".utf8)
+        self.init(bytes, token: first.token, events: events.count)
     }
 
     /// The events of one transaction (`token`), joined in order.
