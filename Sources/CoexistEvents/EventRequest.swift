@@ -24,8 +24,43 @@ public struct EventRequest: Decodable, Sendable {
         }
     }
 
-    /// The request: `subscribe`, `ack`, `wait`, `status`, `ping` or `migrate`.
+    /// A request's id, echoed as `"id"` in its reply: a number or a string of at most 200 bytes.
+    public enum RequestID: Sendable, Equatable, Decodable {
+        case number(Int64)
+        case text(String)
+
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.singleValueContainer()
+            if let number = try? container.decode(Int64.self) {
+                self = .number(number)
+            } else if let text = try? container.decode(String.self), text.utf8.count <= 200 {
+                self = .text(text)
+            } else {
+                throw DecodingError.dataCorruptedError(
+                    in: container,
+                    debugDescription: "an id is an integer or a string of at most 200 bytes"
+                )
+            }
+        }
+
+        /// `line` (a JSON object) with `"id":…` first.
+        func tag(_ line: [UInt8]) -> [UInt8] {
+            guard line.first == UInt8(ascii: "{") else { return line }
+            var writer = JSONWriter()
+            switch self {
+            case .number(let number): writer.integer(number)
+            case .text(let text): writer.string(text)
+            }
+            let rest = line.dropFirst()
+            let separator: [UInt8] = rest.first == UInt8(ascii: "}") ? [] : [UInt8(ascii: ",")]
+            return [UInt8(ascii: "{")] + Array(#""id":"#.utf8) + writer.bytes + separator + rest
+        }
+    }
+
+    /// The request: `subscribe`, `unsubscribe`, `ack`, `wait`, `status`, `ping` or `migrate`.
     public var op: String
+    /// Echoed in the reply (protocol 2).
+    public var id: RequestID?
     /// `subscribe`: where to start (default: a named consumer's acknowledged token, else now).
     public var since: Since?
     /// `subscribe`: a durable consumer's name (its acknowledged token is kept in the database).
@@ -52,12 +87,13 @@ public struct EventRequest: Decodable, Sendable {
     public var to: String?
 
     enum CodingKeys: String, CodingKey {
-        case op, since, name, entities, sides, authors, types, values, mirrors, framing, token, timeout, to
+        case op, id, since, name, entities, sides, authors, types, values, mirrors, framing, token, timeout, to
     }
 
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         op = try container.decode(String.self, forKey: .op)
+        id = try container.decodeIfPresent(RequestID.self, forKey: .id)
         since = try container.decodeIfPresent(Since.self, forKey: .since)
         name = try container.decodeIfPresent(String.self, forKey: .name)
         entities = try container.decodeIfPresent([String].self, forKey: .entities)

@@ -122,6 +122,9 @@ extension EventServer {
         writer.integer(published)
         writer.key("name")
         writer.string(request.name)
+        // Last: the fields of protocol 1 keep their places (some clients read them by position).
+        writer.key("protocol")
+        writer.integer(Self.protocolVersion)
         writer.endObject()
         reply(client, writer.line)
         try fillBacklog(client)
@@ -261,14 +264,21 @@ extension EventServer {
         guard !waits.isEmpty else { return }
         if let cursor = try? engine.cursor() { knownCursor = cursor }
         for wait in waits.reached(knownCursor) {
-            if let client = clients[wait.client] { reply(client, waited(wait.token, cursor: knownCursor)) }
+            if let client = clients[wait.client] {
+                reply(client, tagged(waited(wait.token, cursor: knownCursor), wait.id))
+            }
         }
         for wait in waits.expired(now) {
             guard let client = clients[wait.client] else { continue }
             reply(
                 client,
-                EventError(code: .timeout, message: "token \(wait.token) not mirrored in time (cursor \(knownCursor))")
-                    .line
+                tagged(
+                    EventError(
+                        code: .timeout,
+                        message: "token \(wait.token) not mirrored in time (cursor \(knownCursor))"
+                    ).line,
+                    wait.id
+                )
             )
         }
     }

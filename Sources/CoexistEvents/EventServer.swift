@@ -43,6 +43,9 @@ public final class EventServer {
     var clients: [Int32: EventClient] = [:]
     /// The last token whose events live subscribers have been given.
     public internal(set) var published: Int64
+    /// The client whose request is being answered, and the request's id (``reply(_:_:)`` echoes it to
+    /// that client only).
+    var replyingTo: (client: ObjectIdentifier, id: EventRequest.RequestID)?
     var waits = WaitQueue()
     /// The bridge's cursor as last read (waits at or below it are answered at once).
     var knownCursor: Int64 = 0
@@ -225,8 +228,18 @@ public final class EventServer {
         client.subscription = nil
     }
 
-    /// Queues a reply, or closes a connection that has let more than its budget pile up unread.
-    func reply(_ client: EventClient, _ bytes: [UInt8]) {
+    /// The protocol version this server speaks (in `subscribed` and `pong`): 2 adds request ids,
+    /// `unsubscribe`, transaction framing and `asOf`; a version-1 client, which sends none of them, is
+    /// answered as before (unknown fields are ignored on both sides).
+    static let protocolVersion: Int64 = 2
+
+    /// `line` with `"id"` first when `id` is given.
+    func tagged(_ line: [UInt8], _ id: EventRequest.RequestID?) -> [UInt8] { id?.tag(line) ?? line }
+
+    /// Queues a reply (with the id of the request being answered, if it had one), or closes a connection
+    /// that has let more than its budget pile up unread.
+    func reply(_ client: EventClient, _ line: [UInt8]) {
+        let bytes = replyingTo?.client == ObjectIdentifier(client) ? tagged(line, replyingTo?.id) : line
         guard withinBudget(client, adding: bytes.count) else {
             overBudget(client, "more than \(limits.queueBytes) bytes of replies are waiting to be read")
             return
@@ -267,10 +280,26 @@ public final class EventServer {
             fail(client, error)
             return
         }
+        let outer = replyingTo
+        replyingTo = request.id.map { (ObjectIdentifier(client), $0) }
+        defer { replyingTo = outer }
         do {
             switch request.op {
             case "ping":
-                reply(client, JSONWriter.message(["type": "pong", "token": .integer(published)]))
+                reply(
+                    client,
+                    JSONWriter.message([
+                        "type": "pong", "token": .integer(published), "protocol": .integer(Self.protocolVersion),
+                    ])
+                )
+            case "unsubscribe":
+                guard let subscription = client.subscription else {
+                    fail(client, EventError(code: .notSubscribed, message: "unsubscribe needs a subscription"))
+                    return
+                }
+                // What is queued still goes out; nothing after it. A durable consumer keeps its position.
+                unsubscribe(client)
+                reply(client, JSONWriter.message(["type": "unsubscribed", "token": .integer(subscription.position)]))
             case "status":
                 reply(client, try statusLine())
             case "subscribe":
@@ -299,7 +328,10 @@ public final class EventServer {
                 // Answered once the position is in the database (``releaseDurableAcks(now:)``).
                 client.awaitingAck = (
                     consumers.post(name: name, token: token, at: TransactionWriter.now()),
-                    JSONWriter.message(["type": "acked", "name": .string(name), "token": .integer(token)])
+                    tagged(
+                        JSONWriter.message(["type": "acked", "name": .string(name), "token": .integer(token)]),
+                        request.id
+                    )
                 )
             case "migrate":
                 try migrate(client, to: request.to)
@@ -321,7 +353,7 @@ public final class EventServer {
                     return
                 }
                 let timeout = UInt64(request.timeout ?? 10_000) * 1_000_000
-                waits.add(client: client.descriptor, token: token, deadline: now + timeout)
+                waits.add(client: client.descriptor, token: token, deadline: now + timeout, requestID: request.id)
             default:
                 fail(client, EventError(code: .unknownOp, message: "unknown op \"\(request.op)\""))
             }

@@ -6,6 +6,8 @@ struct WaitQueue {
         var client: Int32
         var token: Int64
         var deadline: UInt64
+        /// The request's id, echoed in the reply.
+        var id: EventRequest.RequestID?
     }
 
     private var entries: [Int: Wait] = [:]
@@ -33,10 +35,10 @@ struct WaitQueue {
         return byDeadline.first.map(\.value)
     }
 
-    mutating func add(client: Int32, token: Int64, deadline: UInt64) {
+    mutating func add(client: Int32, token: Int64, deadline: UInt64, requestID: EventRequest.RequestID? = nil) {
         let id = nextID
         nextID += 1
-        entries[id] = Wait(client: client, token: token, deadline: deadline)
+        entries[id] = Wait(client: client, token: token, deadline: deadline, id: requestID)
         byClient[client, default: []].insert(id)
         // Tokens are never negative (requests with one are refused), so the order is kept as unsigned.
         byToken.insert(Key(value: UInt64(max(0, token)), id: id))

@@ -346,20 +346,27 @@ struct EventFixture {
     }
 
     /// The Python client in the test suite subscribes, receives and acknowledges events.
-    @Test func pythonClient() throws {
+    /// The Python client speaks protocol 2 (ids echoed, transaction framing) and, with `--protocol 1`, as a
+    /// version-1 client: both get every change once, in order, and their acknowledgements are kept.
+    @Test(arguments: ["2", "1"]) func pythonClient(protocolVersion: String) throws {
         let fixture = try EventFixture()
         let script = Fixtures.repository + "/Tests/EndToEndTests/Python/coexist_client.py"
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", script, fixture.daemon.socket, "0", "3", "python-consumer"]
+        process.arguments = [
+            "python3", script, fixture.daemon.socket, "0", "3", "python-consumer", "--protocol", protocolVersion,
+        ]
         let output = Pipe()
+        let errors = Pipe()
         process.standardOutput = output
+        process.standardError = errors
         try process.run()
         var tokens: [Int64] = []
         for index in 0..<3 { tokens.append(try fixture.legacyInsert("py \(index)")) }
         process.waitUntilExit()
         let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        #expect(process.terminationStatus == 0)
+        let problems = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(process.terminationStatus == 0, "\(problems)")
         #expect(text.split(separator: "\n").compactMap { Int64($0.split(separator: " ").first ?? "") } == tokens)
         #expect(text.contains("legacy Task insert"))
         // The daemon reads the last acknowledgements as they arrive, shortly after the client exits.
