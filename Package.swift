@@ -68,7 +68,13 @@ let package = Package(
       swiftSettings: strict
     ),
     // Following a file's commits (the file itself, or coexistd's socket), for both adapters.
-    .target(name: "CoexistLive", dependencies: ["CoexistSQLite", "CoexistRuntime"], swiftSettings: strict),
+    // The event socket's protocol, one definition for the server and every client: requests, messages, JSON.
+    .target(name: "CoexistProtocol", swiftSettings: strict),
+    .target(
+      name: "CoexistLive",
+      dependencies: ["CoexistSQLite", "CoexistRuntime", "CoexistProtocol"],
+      swiftSettings: strict
+    ),
     .target(
       name: "CoexistData",
       dependencies: ["CoexistStore", "CoexistSQLite", "CoexistModel", "CoexistHistory", "CoexistLive"],
@@ -101,7 +107,7 @@ let package = Package(
       dependencies: [
         "CoexistConfiguration", "CoexistBridge", "CoexistRuntime", "CoexistHistory",
         "CoexistLegacyStore", "CoexistStore", "CoexistModel",
-        "CoexistSQLite",
+        "CoexistSQLite", "CoexistProtocol",
       ],
       swiftSettings: strict
     ),
@@ -137,7 +143,7 @@ let package = Package(
       dependencies: [
         "CoexistCoreData", "CoexistData", "CoexistDemo",
         "CoexistLegacyStore", "CoexistStore", "CoexistHistory", "CoexistModel", "CoexistRuntime",
-        "CoexistBridge", "CoexistMigration",
+        "CoexistBridge", "CoexistMigration", "CoexistProtocol",
         "CoexistConfiguration", "CoexistEvents", "CoexistReporting", "CoexistSQLite",
       ],
       swiftSettings: strict
@@ -227,6 +233,11 @@ let package = Package(
       swiftSettings: strict
     ),
     .testTarget(
+      name: "CoexistProtocolTests",
+      dependencies: ["CoexistProtocol"],
+      swiftSettings: strict
+    ),
+    .testTarget(
       name: "CoexistConfigurationTests",
       dependencies: ["CoexistConfiguration", "CoexistRuntime", "TestSupport"],
       swiftSettings: strict
@@ -240,7 +251,7 @@ let package = Package(
       name: "coexist-bench",
       dependencies: [
         "CoexistLegacyStore", "CoexistStore", "CoexistHistory", "CoexistSQLite", "CoexistModel",
-        "CoexistRuntime", "CoexistCoreData", "CoexistData", "CoexistDemo",
+        "CoexistRuntime", "CoexistCoreData", "CoexistData", "CoexistDemo", "CoexistProtocol",
         "coexistd", "coexistctl", "coexist-test-helper",
       ],
       swiftSettings: strict
@@ -249,7 +260,7 @@ let package = Package(
       name: "coexist-fuzz",
       dependencies: [
         "CoexistEvents", "CoexistConfiguration", "CoexistModel", "CoexistRuntime", "CoexistBridge",
-        "CoexistLegacyStore",
+        "CoexistLegacyStore", "CoexistProtocol",
         "CoexistStore", "CoexistHistory", "CoexistSQLite",
       ],
       swiftSettings: strict

@@ -1,4 +1,5 @@
 import CoexistHistory
+import CoexistProtocol
 import CoexistRuntime
 
 #if canImport(Glibc)

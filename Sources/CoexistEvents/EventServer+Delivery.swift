@@ -1,5 +1,6 @@
 import CoexistBridge
 import CoexistHistory
+import CoexistProtocol
 import CoexistSQLite
 
 /// Delivery: a catching-up subscriber's backlog (from the recent-events record or the history, in bounded

@@ -1,5 +1,6 @@
 import CoexistBridge
 import CoexistHistory
+import CoexistProtocol
 import CoexistSQLite
 
 extension EventServer {

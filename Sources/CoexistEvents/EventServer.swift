@@ -1,6 +1,7 @@
 public import CoexistBridge
 public import CoexistConfiguration
 import CoexistHistory
+public import CoexistProtocol
 public import CoexistRuntime
 import CoexistSQLite
 

@@ -2,6 +2,7 @@ public import CoexistBridge
 public import CoexistHistory
 import CoexistLegacyStore
 import CoexistModel
+import CoexistProtocol
 import CoexistSQLite
 import CoexistStore
 

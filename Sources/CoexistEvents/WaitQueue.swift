@@ -1,3 +1,5 @@
+import CoexistProtocol
+
 /// The pending `wait` requests of every client, indexed twice so that adding one, answering those the
 /// cursor reached and timing out those past their deadline each cost O(log n) per wait, however many are
 /// pending (two binary heaps, entries removed lazily when their client goes).

@@ -1,4 +1,5 @@
 import CoexistModel
+import CoexistProtocol
 
 #if canImport(Glibc)
 import Glibc

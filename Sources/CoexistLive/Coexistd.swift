@@ -1,3 +1,4 @@
+import CoexistProtocol
 import CoexistRuntime
 import Foundation
 
@@ -23,7 +24,7 @@ public enum Coexistd {
         do {
             client = try LineClient(path: socket, timeout: 2)
             try client.setReadTimeout(seconds: Double(milliseconds) / 1_000 + 5)
-            try client.send(#"{"op":"wait","token":\#(max(0, token)),"timeout":\#(milliseconds)}"#)
+            try client.send(EventRequest("wait", token: max(0, token), timeout: Int(milliseconds)).text)
         } catch {
             throw .daemon(socket: socket, detail: "\(error)")
         }

@@ -1,35 +1,21 @@
+import CoexistProtocol
 import CoexistRuntime
 import Foundation
 
 /// One subscription to coexistd's event socket, read by one thread: it reports the token of each
 /// transaction once its last change has arrived.
 final class DaemonSubscription: @unchecked Sendable {
-    /// The fields of a server message this client reads; every other field is ignored.
-    struct Message: Decodable {
-        var type: String
-        var token: Int64?
-        var index: Int?
-        var count: Int?
-        var code: String?
-        var message: String?
-        var cursor: Int64?
-    }
-
     let socket: String
     private let client: LineClient
 
     /// Connects and subscribes from now on, mirrors included; returns once coexistd confirmed.
     init(socket: String, sides: Set<String>?) throws(LiveError) {
         self.socket = socket
-        var request = #"{"op":"subscribe","since":"now","mirrors":true"#
-        if let sides {
-            request += #","sides":["# + sides.sorted().map { "\"\($0)\"" }.joined(separator: ",") + "]"
-        }
-        request += "}"
+        let request = EventRequest("subscribe", since: .now, sides: sides.map { $0.sorted() }, mirrors: true)
         do {
             client = try LineClient(path: socket, timeout: 2)
             try client.setReadTimeout(seconds: 5)
-            try client.send(request)
+            try client.send(request.text)
         } catch {
             throw .daemon(socket: socket, detail: "\(error)")
         }
@@ -45,7 +31,7 @@ final class DaemonSubscription: @unchecked Sendable {
     }
 
     /// The next message, nil at the end of the stream; a read that times out is `EAGAIN`.
-    static func read(_ client: LineClient, _ socket: String) throws(LiveError) -> Message? {
+    static func read(_ client: LineClient, _ socket: String) throws(LiveError) -> ServerMessage? {
         let line: String?
         do {
             line = try client.readLine()
@@ -57,8 +43,8 @@ final class DaemonSubscription: @unchecked Sendable {
     }
 
     /// One message line, decoded.
-    static func decode(_ line: String, _ socket: String) throws(LiveError) -> Message {
-        guard let message = try? JSONDecoder().decode(Message.self, from: Data(line.utf8)) else {
+    static func decode(_ line: String, _ socket: String) throws(LiveError) -> ServerMessage {
+        guard let message = ServerMessage.decode(line) else {
             throw .daemon(socket: socket, detail: "an unreadable message: \(line.prefix(200))")
         }
         return message

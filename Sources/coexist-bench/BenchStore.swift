@@ -1,6 +1,7 @@
 import CoexistHistory
 import CoexistLegacyStore
 import CoexistModel
+import CoexistProtocol
 import CoexistRuntime
 import CoexistSQLite
 import CoexistStore
@@ -72,7 +73,7 @@ struct BenchStore {
         let client = try LineClient(path: store.socket)
         struct Status: Decodable { var lag: Int64 }
         for _ in 0..<6_000 {
-            try client.send(#"{"op":"status"}"#)
+            try client.send(EventRequest("status").text)
             let reply = try client.readLine() ?? ""
             if let status = try? JSONDecoder().decode(Status.self, from: Data(reply.utf8)), status.lag == 0 { return }
             usleep(10_000)
@@ -124,7 +125,7 @@ struct BenchStore {
         )
         guard waitForSocket else { return daemon }
         let client = try LineClient(path: socket)
-        try client.send(#"{"op":"ping"}"#)
+        try client.send(EventRequest("ping").text)
         _ = try client.readLine()
         return daemon
     }

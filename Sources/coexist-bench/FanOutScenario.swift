@@ -1,3 +1,4 @@
+import CoexistProtocol
 import CoexistRuntime
 
 #if canImport(Glibc)
@@ -69,7 +70,7 @@ enum FanOutScenario {
             daemon.wait()
         }
         let stalled = try LineClient(path: store.socket)
-        try stalled.send(#"{"op":"subscribe","since":"now","entities":["Task"]}"#)
+        try stalled.send(EventRequest("subscribe", since: .now, entities: ["Task"]).text)
         while let line = try stalled.readLine(), !line.contains("end_of_backlog") {}
 
         let rows = min(rowsPerTransaction, eventRate)

@@ -1,3 +1,4 @@
+import CoexistProtocol
 import CoexistRuntime
 
 #if canImport(Glibc)
@@ -19,7 +20,7 @@ enum IdleScenario {
 
     private static func measure(_ store: BenchStore, _ daemon: ChildProcess, _ seconds: Int) throws -> Result {
         let client = try LineClient(path: store.socket)
-        try client.send(#"{"op":"subscribe","since":"now"}"#)
+        try client.send(EventRequest("subscribe", since: .now).text)
         sleep(1)
         let startCPU = Measure.cpuTime(pid: daemon.pid)
         let start = Measure.now()

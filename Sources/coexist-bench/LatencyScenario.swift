@@ -1,3 +1,4 @@
+import CoexistProtocol
 import CoexistRuntime
 import CoexistSQLite
 import FoundationEssentials
@@ -32,7 +33,7 @@ enum LatencyScenario {
 
     private static func measure(side: String, store: BenchStore, count: Int, rate: Int) throws -> Result {
         let client = try LineClient(path: store.socket)
-        try client.send(#"{"op":"subscribe","since":"now","mirrors":true,"entities":["Task"]}"#)
+        try client.send(EventRequest("subscribe", since: .now, entities: ["Task"], mirrors: true).text)
         while let line = try client.readLine(), !line.contains("end_of_backlog") {}
         let output = store.directory + "/commits-\(side)"
         let writer = try ChildProcess(

@@ -1,3 +1,4 @@
+import CoexistProtocol
 import CoexistRuntime
 
 #if canImport(Glibc)
@@ -71,15 +72,15 @@ final class SoakClient {
         descriptor = fd
         connections += 1
         _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
-        let since = start.map { "\(max($0, last))" } ?? "\"now\""
+        let since = start.map { EventRequest.Since.token(max($0, last)) } ?? .now
         switch kind {
         case .fast, .slow:
-            send(#"{"op":"subscribe","since":\#(since)}"#)
+            send(EventRequest("subscribe", since: since).text)
         case .reconnecting:
-            send(#"{"op":"subscribe","since":\#(since),"name":"soak-\#(number)"}"#)
+            send(EventRequest("subscribe", since: since, name: "soak-\(number)").text)
             eventsUntilLeaving = Int.random(in: 1...400)
         case .neverReading:
-            send(#"{"op":"subscribe","since":0,"values":true}"#)
+            send(EventRequest("subscribe", since: .token(0), values: true).text)
             nextAction = now + 60_000_000_000
         case .hostile:
             sendHostile(connections)
@@ -103,8 +104,8 @@ final class SoakClient {
             send(#"{"op":"wait","token":99999999999999999999}"#)
         case 4: sendRaw(Array(#"{"op":"#.utf8))  // and nothing more: the request timeout closes it
         default:
-            let authors = (0..<3_000).map { "\"h\(number)-\(round)-\($0)\"" }.joined(separator: ",")
-            send(#"{"op":"subscribe","since":"now","authors":[\#(authors)]}"#)
+            let authors = (0..<3_000).map { "h\(number)-\(round)-\($0)" }
+            send(EventRequest("subscribe", since: .now, authors: authors).text)
         }
     }
 
@@ -174,7 +175,7 @@ final class SoakClient {
             if kind == .reconnecting {
                 eventsUntilLeaving -= 1
                 if eventsUntilLeaving <= 0 {
-                    send(#"{"op":"ack","token":\#(last)}"#)
+                    send(EventRequest("ack", token: last).text)
                     closed(now: now)
                 }
             }

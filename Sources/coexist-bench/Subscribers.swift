@@ -1,3 +1,4 @@
+import CoexistProtocol
 import CoexistRuntime
 
 #if canImport(Glibc)
@@ -28,7 +29,7 @@ enum Subscribers {
         deinit { close(descriptor) }
     }
 
-    private static let subscribe = Array(#"{"op":"subscribe","since":"now","entities":["Task"]}"#.utf8) + [0x0A]
+    private static let subscribe = EventRequest("subscribe", since: .now, entities: ["Task"]).line
 
     static func run(
         socket: String,

@@ -1,6 +1,7 @@
 import CoexistConfiguration
 import CoexistEvents
 import CoexistModel
+import CoexistProtocol
 
 /// The inputs coexist takes from outside: a socket request line, a sequence of requests over one connection,
 /// a configuration file, a model's XML, a store's `Z_MODELCACHE`.

@@ -3,6 +3,7 @@ import CoexistData
 import CoexistDemo
 import CoexistLegacyStore
 import CoexistModel
+import CoexistProtocol
 import CoexistRuntime
 import CoexistStore
 import Foundation
@@ -118,7 +119,7 @@ enum DemoCommand: Subcommand {
                     .joined(separator: ", ") + "\n"
             )
         }
-        let status = try request(client, #"{"op":"status"}"#)
+        let status = try request(client, EventRequest("status").text)
         StandardStreams.out("coexistd    \(status)")
         StandardStreams.out("verify      coexistctl verify \(path)")
         return try runVerify(path)

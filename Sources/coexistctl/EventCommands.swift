@@ -1,5 +1,6 @@
 import CoexistBridge
 import CoexistConfiguration
+import CoexistProtocol
 import CoexistRuntime
 import FoundationEssentials
 
@@ -35,7 +36,7 @@ enum StatusCommand: Subcommand {
         let parsed = try ArgumentParser(arguments, flags: ["json"], options: SocketTarget.options)
         _ = try parsed.positionals(min: 0, max: 0)
         let client = try LineClient(path: try SocketTarget.path(parsed), timeout: 2)
-        try client.send(#"{"op":"status"}"#)
+        try client.send(EventRequest("status").text)
         guard let reply = try client.readLine() else { return .unavailable }
         if parsed.flag("json") {
             StandardStreams.out(reply)
@@ -72,10 +73,10 @@ enum WaitCommand: Subcommand {
         }
         let timeout = try parsed.integer("timeout", in: 0...600_000, default: 10_000)
         let client = try LineClient(path: try SocketTarget.path(parsed), timeout: 2)
-        try client.send(#"{"op":"wait","token":\#(token),"timeout":\#(timeout)}"#)
+        try client.send(EventRequest("wait", token: token, timeout: timeout).text)
         guard let reply = try client.readLine() else { return .unavailable }
         StandardStreams.out(reply)
-        return reply.contains("\"waited\"") ? .success : .temporaryFailure
+        return ServerMessage.decode(reply)?.type == "waited" ? .success : .temporaryFailure
     }
 }
 
@@ -100,35 +101,36 @@ enum TailCommand: Subcommand {
             repeatable: ["entity"]
         )
         _ = try parsed.positionals(min: 0, max: 0)
-        var request = ["\"op\":\"subscribe\""]
+        var request = EventRequest("subscribe")
         if let since = parsed.option("since") {
-            guard since == "now" || (Int64(since) ?? -1) >= 0 else {
+            if since == "now" {
+                request.since = .now
+            } else if let token = Int64(since), token >= 0 {
+                request.since = .token(token)
+            } else {
                 throw ArgumentParser.UsageError("--since is a token or now")
             }
-            request.append("\"since\":" + (since == "now" ? "\"now\"" : since))
         }
         let entities = parsed.values("entity")
-        if !entities.isEmpty {
-            request.append("\"entities\":[" + entities.map { quote($0) }.joined(separator: ",") + "]")
-        }
+        if !entities.isEmpty { request.entities = entities }
         if let side = parsed.option("side") {
             guard side == "legacy" || side == "new" else {
                 throw ArgumentParser.UsageError("--side is legacy or new, not \"\(side)\"")
             }
-            request.append("\"sides\":[\(quote(side))]")
+            request.sides = [side]
         }
-        if parsed.flag("mirrors") { request.append("\"mirrors\":true") }
-        if parsed.flag("values") { request.append("\"values\":true") }
+        if parsed.flag("mirrors") { request.mirrors = true }
+        if parsed.flag("values") { request.values = true }
         if let name = parsed.option("name") {
             guard !name.isEmpty else { throw ArgumentParser.UsageError("--name needs a consumer name") }
-            request.append("\"name\":\(quote(name))")
+            request.name = name
         }
         let limit = try parsed.integer("count", in: 1...Int.max, default: Int.max)
         let client = try LineClient(path: try SocketTarget.path(parsed), timeout: 2)
-        try client.send("{" + request.joined(separator: ",") + "}")
+        try client.send(request.text)
         var seen = 0
         while seen < limit, let line = try client.readLine() {
-            let message = try? JSONDecoder().decode(Message.self, from: Data(line.utf8))
+            let message = ServerMessage.decode(line)
             if message?.type == "event" { seen += 1 }
             if parsed.flag("json") {
                 StandardStreams.out(line)
@@ -139,42 +141,26 @@ enum TailCommand: Subcommand {
                 return message?.type == "shutdown" ? .success : .unavailable
             }
             if parsed.option("name") != nil, message?.type == "event", let token = message?.token {
-                try client.send(#"{"op":"ack","token":\#(token)}"#)
+                try client.send(EventRequest("ack", token: token).text)
             }
         }
         return .success
     }
+}
 
-    struct Message: Decodable {
-        var type: String
-        var token: Int64?
-        var side: String?
-        var author: String?
-        var entity: String?
-        var id: String?
-        var pk: Int64?
-        var change: String?
-        var properties: [String]?
-        var code: String?
-        var message: String?
-        var mirror: Bool?
-
-        var text: String? {
-            switch type {
-            case "event":
-                let object = "\(entity ?? "?")/\(id ?? pk.map { "p\($0)" } ?? "?")"
-                let changed = (properties ?? []).isEmpty ? "" : " " + (properties ?? []).joined(separator: ", ")
-                return
-                    "\(token ?? 0)  \(side ?? "?")\(mirror == true ? " (mirror)" : "")  \(author ?? "-")  \(change ?? "?") \(object)\(changed)"
-            case "end_of_backlog": return "-- live from token \(token ?? 0) --"
-            case "error", "lagged": return "\(type): \(code ?? "") \(message ?? "") (token \(token ?? 0))"
-            case "shutdown": return "-- coexistd stopped --"
-            default: return nil
-            }
+extension ServerMessage {
+    /// The line `coexistctl tail` prints for the message (nil for those it does not print).
+    var text: String? {
+        switch type {
+        case "event":
+            let object = "\(entity ?? "?")/\(objectID ?? pk.map { "p\($0)" } ?? "?")"
+            let changed = (properties ?? []).isEmpty ? "" : " " + (properties ?? []).joined(separator: ", ")
+            return
+                "\(token ?? 0)  \(side ?? "?")\(mirror == true ? " (mirror)" : "")  \(author ?? "-")  \(change ?? "?") \(object)\(changed)"
+        case "end_of_backlog": return "-- live from token \(token ?? 0) --"
+        case "error", "lagged": return "\(type): \(code ?? "") \(message ?? "") (token \(token ?? 0))"
+        case "shutdown": return "-- coexistd stopped --"
+        default: return nil
         }
-    }
-
-    static func quote(_ text: String) -> String {
-        String(decoding: (try? JSONEncoder().encode(text)) ?? Data("\"\"".utf8), as: UTF8.self)
     }
 }

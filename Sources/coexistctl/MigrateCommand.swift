@@ -1,6 +1,7 @@
 import CoexistBridge
 import CoexistMigration
 import CoexistModel
+import CoexistProtocol
 import CoexistRuntime
 import FoundationEssentials
 
@@ -89,9 +90,7 @@ enum MigrateCommand: Subcommand {
     /// Asks the coexistd on `socket` to migrate the file it serves (the model is its configured one).
     static func migrateThroughDaemon(_ socket: String, target: String?, json: Bool) throws -> ExitCode {
         let client = try LineClient(path: socket, timeout: 2)
-        var request = #"{"op":"migrate""#
-        if let target { request += #","to":"# + (try JSONOutput.encode(target, pretty: false)) }
-        try client.send(request + "}")
+        try client.send(EventRequest("migrate", to: target).text)
         guard let reply = try client.readLine() else { return .unavailable }
         struct Reply: Decodable {
             var type: String

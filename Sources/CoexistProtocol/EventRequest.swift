@@ -1,6 +1,9 @@
 import FoundationEssentials
 
-/// One request on the socket: a JSON object with an `"op"` (see the README's "Event protocol").
+/// One request on the socket: a JSON object with an `"op"` (see the README's "Event protocol"). The one
+/// definition of the requests: the server decodes them (``decode(_:)``), clients build and encode them
+/// (``init(_:id:since:name:entities:sides:authors:types:values:mirrors:framing:token:timeout:to:)``,
+/// ``line``).
 public struct EventRequest: Decodable, Sendable {
     /// Where a subscription starts.
     public enum Since: Sendable, Equatable, Decodable {
@@ -44,7 +47,7 @@ public struct EventRequest: Decodable, Sendable {
         }
 
         /// `line` (a JSON object) with `"id":…` first.
-        func tag(_ line: [UInt8]) -> [UInt8] {
+        public func tag(_ line: [UInt8]) -> [UInt8] {
             guard line.first == UInt8(ascii: "{") else { return line }
             var writer = JSONWriter()
             switch self {
@@ -122,6 +125,102 @@ public struct EventRequest: Decodable, Sendable {
         }
         return try container.decode(Int64.self, forKey: key)
     }
+
+    /// A request to send: `op` and the fields it takes (nil fields are left out).
+    public init(
+        _ op: String,
+        id: RequestID? = nil,
+        since: Since? = nil,
+        name: String? = nil,
+        entities: [String]? = nil,
+        sides: [String]? = nil,
+        authors: [String]? = nil,
+        types: [String]? = nil,
+        values: Bool? = nil,
+        mirrors: Bool? = nil,
+        framing: String? = nil,
+        token: Int64? = nil,
+        timeout: Int? = nil,
+        to: String? = nil
+    ) {
+        self.op = op
+        self.id = id
+        self.since = since
+        self.name = name
+        self.entities = entities
+        self.sides = sides
+        self.authors = authors
+        self.types = types
+        self.values = values
+        self.mirrors = mirrors
+        self.framing = framing
+        self.token = token
+        self.timeout = timeout
+        self.to = to
+    }
+
+    /// The request as one wire line (with its newline), fields in a fixed order, nil ones left out.
+    public var line: [UInt8] {
+        var writer = JSONWriter()
+        writer.beginObject()
+        writer.key("op")
+        writer.string(op)
+        switch id {
+        case .number(let number)?:
+            writer.key("id")
+            writer.integer(number)
+        case .text(let text)?:
+            writer.key("id")
+            writer.string(text)
+        case nil: break
+        }
+        switch since {
+        case .token(let token)?:
+            writer.key("since")
+            writer.integer(token)
+        case .now?:
+            writer.key("since")
+            writer.string("now")
+        case nil: break
+        }
+        if let name {
+            writer.key("name")
+            writer.string(name)
+        }
+        for (key, list) in [("entities", entities), ("sides", sides), ("authors", authors), ("types", types)] {
+            guard let list else { continue }
+            writer.key(key)
+            writer.beginArray()
+            for item in list { writer.string(item) }
+            writer.endArray()
+        }
+        for (key, flag) in [("values", values), ("mirrors", mirrors)] {
+            guard let flag else { continue }
+            writer.key(key)
+            writer.bool(flag)
+        }
+        if let framing {
+            writer.key("framing")
+            writer.string(framing)
+        }
+        if let token {
+            writer.key("token")
+            writer.integer(token)
+        }
+        if let timeout {
+            writer.key("timeout")
+            writer.integer(Int64(timeout))
+        }
+        if let to {
+            writer.key("to")
+            writer.string(to)
+        }
+        writer.endObject()
+        return writer.line
+    }
+
+    /// The request as text without its newline (for line clients that add it).
+    public var text: String { String(decoding: line.dropLast(), as: UTF8.self) }
 
     /// Decodes one request line; the error says what is wrong, for the client.
     public static func decode(_ line: [UInt8]) -> Result<EventRequest, EventError> {

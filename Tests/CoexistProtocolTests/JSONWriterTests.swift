@@ -1,4 +1,4 @@
-import CoexistEvents
+import CoexistProtocol
 import Foundation
 import Testing
 
