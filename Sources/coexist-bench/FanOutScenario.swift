@@ -23,6 +23,11 @@ enum FanOutScenario {
         /// Live subscribers the daemon disconnected as lagged.
         var laggedLive: Int
         var stalled: Stalled
+        /// The daemon's CPU time (ns, kernel included) from the first commit to the last delivery, all threads
+        /// and its event service alone (every thread but the bridge's), and the events delivered meanwhile.
+        var daemonCPU: Int64 = 0
+        var eventServiceCPU: Int64 = 0
+        var delivered: Int = 0
 
         /// What the stalled subscriber got once it read.
         enum Stalled: String, Sendable {
@@ -93,12 +98,16 @@ enum FanOutScenario {
             guard Measure.now() < readyBy else { throw BenchError("the subscribers did not connect within 120 s") }
             usleep(20_000)
         }
+        let cpuBefore = (
+            Measure.cpuTime(pid: daemon.pid), Measure.cpuTime(pid: daemon.pid, excluding: "coexist-bridge")
+        )
         let writer = try ChildProcess(
             path: program,
             arguments: ["writer", "legacy", store.path, "\(transactions)", "\(transactionRate)", commits, "\(rows)"]
         )
         guard writer.wait() == 0 else { throw BenchError("the fan-out writer failed") }
         guard reader.wait() == 0 else { throw BenchError("the subscriber process failed") }
+        let cpuAfter = (Measure.cpuTime(pid: daemon.pid), Measure.cpuTime(pid: daemon.pid, excluding: "coexist-bridge"))
         // The stalled subscriber now reads what it was sent: a "lagged" message, or (when everything fitted in
         // its queue and socket buffer) every event. Anything else would be a silent loss.
         try stalled.setReadTimeout(seconds: 2)
@@ -115,7 +124,7 @@ enum FanOutScenario {
                 break
             }
         }
-        return try result(
+        var measured = try result(
             subscribers: subscribers,
             eventRate: eventRate,
             expected: expected,
@@ -123,6 +132,10 @@ enum FanOutScenario {
             received: received,
             stalled: stalledState
         )
+        measured.daemonCPU = cpuAfter.0 - cpuBefore.0
+        measured.eventServiceCPU = cpuAfter.1 - cpuBefore.1
+        measured.delivered = expected * (subscribers - 1) - measured.missing
+        return measured
     }
 
     /// The next line; nil at the end of the stream or when none came within the read timeout.

@@ -46,8 +46,9 @@ enum Measure {
     /// The median of `samples` (0 when empty).
     static func median(_ samples: [Int64]) -> Int64 { Distribution(samples).p50 }
 
-    /// Total CPU time (ns) the process `pid` has used, summed over its threads (`/proc/PID/task/*/schedstat`).
-    static func cpuTime(pid: Int32) -> Int64 {
+    /// Total CPU time (ns, kernel included) the process `pid` has used, summed over its threads
+    /// (`/proc/PID/task/*/schedstat`), leaving out the threads named `excluding` (`/proc/PID/task/*/comm`).
+    static func cpuTime(pid: Int32, excluding: String? = nil) -> Int64 {
         guard let directory = opendir("/proc/\(pid)/task") else { return 0 }
         defer { closedir(directory) }
         var total: Int64 = 0
@@ -58,6 +59,7 @@ enum Measure {
             guard name.first?.isNumber == true, let text = readFile("/proc/\(pid)/task/\(name)/schedstat") else {
                 continue
             }
+            if let excluding, readFile("/proc/\(pid)/task/\(name)/comm")?.hasPrefix(excluding) == true { continue }
             total += Int64(text.split(separator: " ").first ?? "") ?? 0
         }
         return total

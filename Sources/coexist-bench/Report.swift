@@ -153,16 +153,24 @@ struct Report {
                             .lagged: "; stalled one lagged", .complete: "; stalled one got all (fitted in its queue)",
                             .incomplete: "; stalled one LOST EVENTS",
                         ][result.stalled, default: ""]
+                        + "; daemon CPU \(Self.perEvent(result.daemonCPU, result.delivered)) ns per delivered event "
+                        + "(event service \(Self.perEvent(result.eventServiceCPU, result.delivered)) ns)"
                 )
             )
             entries.append(
                 "\"\(result.subscribers)\":{\"eventRate\":\(result.eventRate),\"events\":\(result.events),"
                     + "\"delivery\":\(Self.json(result.delivery)),\"missing\":\(result.missing),"
                     + "\"disordered\":\(result.disordered),\"lagged\":\(result.laggedLive),"
-                    + "\"stalled\":\"\(result.stalled.rawValue)\"}"
+                    + "\"stalled\":\"\(result.stalled.rawValue)\",\"delivered\":\(result.delivered),"
+                    + "\"daemonCPUNanoseconds\":\(result.daemonCPU),\"eventServiceCPUNanoseconds\":\(result.eventServiceCPU)}"
             )
         }
         fields.append("\"fanOut\":{" + entries.joined(separator: ",") + "}")
+    }
+
+    /// CPU nanoseconds per event, rounded (0 without events).
+    static func perEvent(_ nanoseconds: Int64, _ events: Int) -> Int64 {
+        events > 0 ? (nanoseconds + Int64(events) / 2) / Int64(events) : 0
     }
 
     mutating func catchUp(_ result: ThroughputScenario.Result) {
