@@ -134,6 +134,19 @@ public final class SyncEngine {
     /// Parked transactions and objects (`coexist_parked`, `coexist_parked_object`).
     public func parkedCount() throws -> Int { try BridgeTables.parkedCount(connection) }
 
+    /// The last token when, as `connection` reads the file now, its two schemas hold the same state: the
+    /// bridge has handled every transaction (its cursor is the last token) and parked none. Nil otherwise.
+    /// Read inside a read transaction, it says whether that snapshot's rows, on either side, are the state
+    /// as of that token.
+    public static func agreedToken(_ connection: Connection) throws -> Int64? {
+        guard let cursor = try connection.scalar("SELECT cursor FROM coexist_bridge WHERE id = 1").integerValue else {
+            return nil
+        }
+        let last = try connection.scalar("SELECT max(Z_PK) FROM ATRANSACTION").integerValue ?? 0
+        guard cursor >= last, try BridgeTables.parkedCount(connection) == 0 else { return nil }
+        return last
+    }
+
     /// The last token in the history.
     public func lastToken() throws -> Int64 { try reader.lastToken() }
 

@@ -40,6 +40,8 @@ final class EventClient {
     let credentials: PeerCredentials?
     let account: QueueAccount
     var subscription: Subscription?
+    /// A snapshot subscription's rows still to send (``SnapshotReader``); its backlog starts after them.
+    var snapshot: SnapshotReader?
     /// An `ack` posted and not yet durable: its sequence number and the reply it gets then. Until then the
     /// client's further requests wait (in ``heldLines``, the rest of what was read with it; nothing more is
     /// read), so that replies keep the order of the requests.

@@ -1,6 +1,7 @@
 import CoexistBridge
 import CoexistHistory
 import CoexistProtocol
+import CoexistRuntime
 import CoexistSQLite
 
 extension EventServer {
@@ -56,7 +57,7 @@ extension EventServer {
         }
         switch request.since {
         case .token(let token)?: position = token
-        case .now?: position = published
+        case .now?, .snapshot?: position = published
         case nil: position = acked ?? published
         }
         // A token beyond what is published (a commit this server has not seen yet) is kept: the events up
@@ -113,12 +114,26 @@ extension EventServer {
             live: false
         )
         client.delivered = position
+        if request.since == .snapshot {
+            guard clients.values.filter({ $0.snapshot != nil }).count < Self.maxSnapshots else {
+                unsubscribe(client)
+                throw EventError(
+                    code: .overBudget,
+                    message: "\(Self.maxSnapshots) snapshots are being read; subscribe again later"
+                )
+            }
+            client.snapshot = try SnapshotReader(
+                store: engine.new,
+                entities: spec.entities,
+                deadline: Monotonic.now() + Self.snapshotAgreementTimeout
+            )
+        }
         var writer = JSONWriter()
         writer.beginObject()
         writer.key("type")
         writer.string("subscribed")
         writer.key("since")
-        writer.integer(position)
+        if client.snapshot != nil { writer.string("snapshot") } else { writer.integer(position) }
         writer.key("token")
         writer.integer(published)
         writer.key("name")
@@ -128,7 +143,54 @@ extension EventServer {
         writer.integer(Self.protocolVersion)
         writer.endObject()
         reply(client, writer.line)
-        try fillBacklog(client)
+        if client.snapshot == nil { try fillBacklog(client) }
+    }
+
+    /// Sends a snapshot subscriber its rows, a page at a time while its queue has room; then
+    /// `end_of_snapshot` and its backlog from the snapshot's token. Until the file's schemas agree (every
+    /// transaction mirrored, none parked) the snapshot waits, at most ``snapshotAgreementTimeout``.
+    func fillSnapshot(_ client: EventClient, now: UInt64) throws {
+        guard let snapshot = client.snapshot, var subscription = client.subscription else { return }
+        if snapshot.token == nil {
+            guard try snapshot.begin() else {
+                if now > snapshot.deadline {
+                    client.snapshot = nil
+                    unsubscribe(client)
+                    reply(
+                        client,
+                        EventError(
+                            code: .snapshotUnavailable,
+                            message: "the bridge did not catch up (or has parked transactions): subscribe again later"
+                        ).line
+                    )
+                }
+                return
+            }
+        }
+        while client.queuedBytes < Self.backlogHighWater {
+            let lines = try snapshot.nextRows(limit: 256)
+            guard !lines.isEmpty else {
+                let token = snapshot.token ?? published
+                client.snapshot = nil
+                subscription.position = token
+                client.subscription = subscription
+                client.delivered = token
+                client.send(
+                    JSONWriter.message([
+                        "type": "end_of_snapshot", "token": .integer(token), "rows": .integer(Int64(snapshot.rows)),
+                    ])
+                )
+                return
+            }
+            for line in lines {
+                guard withinBudget(client, adding: line.count) else {
+                    overBudget(client, "the snapshot's rows went over the queue budget")
+                    return
+                }
+                client.send(line)
+            }
+            client.flush()
+        }
     }
 
     /// Whether history after `position` is gone: the oldest token kept is beyond the next one (no overflow
@@ -233,7 +295,11 @@ extension EventServer {
                 backlogCursor = client.descriptor
                 backlogBudgetLeft = ContinuousClock.now - started < Self.backlogTickBudget
                 do {
-                    try inOneSnapshot { try fillBacklog(client) }
+                    if client.snapshot != nil {
+                        try fillSnapshot(client, now: now)
+                    } else {
+                        try inOneSnapshot { try fillBacklog(client) }
+                    }
                 } catch {
                     fail(client, EventError(code: .internalError, message: "\(error)"))
                 }

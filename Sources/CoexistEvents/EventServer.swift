@@ -24,6 +24,10 @@ public final class EventServer {
     /// A catching-up subscriber is given more of its backlog only while less than this is queued for it:
     /// the backlog is read from the history at the subscriber's pace, never held for it in memory.
     static let backlogHighWater = 256 << 10
+    /// Snapshot subscriptions read at once (each holds a connection and a read transaction).
+    static let maxSnapshots = 4
+    /// How long a snapshot waits for the file's two schemas to agree before giving up (ns).
+    static let snapshotAgreementTimeout: UInt64 = 10_000_000_000
     /// All filter sets together hold at most this many bytes of names.
     static let maximumFilterBytes = 64 << 20
 
@@ -224,6 +228,7 @@ public final class EventServer {
 
     /// Ends a connection's subscription (if any), releasing its filter set.
     func unsubscribe(_ client: EventClient) {
+        client.snapshot = nil
         guard let subscription = client.subscription else { return }
         filters.release(subscription.filter)
         client.subscription = nil

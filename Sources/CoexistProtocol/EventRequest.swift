@@ -11,17 +11,19 @@ public struct EventRequest: Decodable, Sendable {
         case token(Int64)
         /// From the next commit on.
         case now
+        /// The current rows first (read in one snapshot), then the changes after it.
+        case snapshot
 
         public init(from decoder: any Decoder) throws {
             let container = try decoder.singleValueContainer()
             if let token = try? container.decode(Int64.self), token >= 0 {
                 self = .token(token)
-            } else if (try? container.decode(String.self)) == "now" {
-                self = .now
+            } else if let text = try? container.decode(String.self), text == "now" || text == "snapshot" {
+                self = text == "now" ? .now : .snapshot
             } else {
                 throw DecodingError.dataCorruptedError(
                     in: container,
-                    debugDescription: "since is a token (a number ≥ 0) or \"now\""
+                    debugDescription: "since is a token (a number ≥ 0), \"now\" or \"snapshot\""
                 )
             }
         }
@@ -181,6 +183,9 @@ public struct EventRequest: Decodable, Sendable {
         case .now?:
             writer.key("since")
             writer.string("now")
+        case .snapshot?:
+            writer.key("since")
+            writer.string("snapshot")
         case nil: break
         }
         if let name {
@@ -262,6 +267,7 @@ public struct EventError: Error, Sendable, Equatable {
         case unknownEntity = "unknown_entity"
         case overBudget = "over_budget"
         case tooManyConsumers = "too_many_consumers"
+        case snapshotUnavailable = "snapshot_unavailable"
         case internalError = "internal"
     }
 

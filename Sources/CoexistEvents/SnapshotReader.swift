@@ -1,0 +1,167 @@
+import CoexistBridge
+import CoexistModel
+import CoexistProtocol
+import CoexistSQLite
+import CoexistStore
+
+/// The current rows of a snapshot subscription's entities (`"since":"snapshot"`), read from the new schema
+/// in one read transaction on a connection of their own, a page at a time as the subscriber's queue takes
+/// them, as `{"type":"row"}` messages. The transaction starts only at a moment when the file's two schemas
+/// agree (``CoexistBridge/SyncEngine/agreedToken(_:)``), so the rows are the state as of that token and the
+/// changes after it follow with no gap and no duplicate.
+final class SnapshotReader {
+    /// A table of the new schema and the concrete entities wanted from it.
+    private struct Table {
+        var name: String
+        /// The `kind` values wanted (nil: the table has no kind column and holds `entity` alone).
+        var kinds: [String]?
+        var entity: String
+    }
+
+    /// How one entity's rows of one query decode: attributes, and the to-ones' key columns.
+    private struct Layout {
+        var decoder: RowDecoder
+        var toOnes: [(name: String, position: Int)]
+    }
+
+    private let connection: Connection
+    private let store: NewStore
+    private var tables: [Table]
+    private var tableIndex = 0
+    private var lastRowID: Int64 = 0
+    private var layouts: [String: Layout] = [:]
+    /// The snapshot's token, once its read transaction started.
+    private(set) var token: Int64?
+    /// Rows sent so far.
+    private(set) var rows = 0
+    /// When the snapshot gives up waiting for the schemas to agree (monotonic ns).
+    let deadline: UInt64
+
+    /// A reader of the rows of `entities` (concrete names; nil: every entity) of `store`'s file.
+    init(store: NewStore, entities: Set<String>?, deadline: UInt64) throws {
+        connection = try Connection(path: store.path, options: .readOnly)
+        self.store = store
+        self.deadline = deadline
+        var byTable: [String: Table] = [:]
+        var order: [String] = []
+        for entity in store.model.entities where !entity.isAbstract && (entities?.contains(entity.name) ?? true) {
+            guard let mapping = store.schema.entities[entity.name] else { continue }
+            if byTable[mapping.table] == nil {
+                order.append(mapping.table)
+                byTable[mapping.table] = Table(
+                    name: mapping.table,
+                    kinds: mapping.hasKindColumn ? [] : nil,
+                    entity: entity.name
+                )
+            }
+            byTable[mapping.table]?.kinds?.append(entity.name)
+        }
+        tables = order.compactMap { byTable[$0] }
+    }
+
+    deinit { close() }
+
+    /// Starts the read transaction if the schemas agree now; false when they do not (yet).
+    func begin() throws -> Bool {
+        try connection.execute("BEGIN")
+        do {
+            if let agreed = try SyncEngine.agreedToken(connection) {
+                token = agreed
+                return true
+            }
+            try connection.execute("ROLLBACK")
+            return false
+        } catch {
+            try? connection.execute("ROLLBACK")
+            throw error
+        }
+    }
+
+    /// Up to `limit` row messages; empty once every row is read (the read transaction is over then).
+    func nextRows(limit: Int) throws -> [[UInt8]] {
+        guard let token else { return [] }
+        var lines: [[UInt8]] = []
+        while lines.isEmpty, tableIndex < tables.count {
+            let table = tables[tableIndex]
+            var sql =
+                "SELECT t0.rowid, t0.\"id\", \(table.kinds == nil ? "NULL" : "t0.\"kind\""), t0.* FROM "
+                + "\(SQLIdentifier.quoted(table.name)) t0 WHERE t0.rowid > ?"
+            var arguments: [SQLiteValue] = [.integer(lastRowID)]
+            if let kinds = table.kinds {
+                sql += " AND t0.\"kind\" IN (\(kinds.map { _ in "?" }.joined(separator: ", ")))"
+                arguments += kinds.map { .text($0) }
+            }
+            sql += " ORDER BY t0.rowid LIMIT ?"
+            arguments.append(.integer(Int64(max(1, limit))))
+            var read = 0
+            try connection.forEachRow(sql, arguments) { row in
+                read += 1
+                lastRowID = row[0].integerValue ?? lastRowID
+                guard let id = row[1].textValue else { return }
+                lines.append(try line(row, entity: row[2].textValue ?? table.entity, id: id, table: table.name, token))
+            }
+            if read < limit {
+                tableIndex += 1
+                lastRowID = 0
+                layouts = [:]
+            }
+        }
+        rows += lines.count
+        if lines.isEmpty { close() }
+        return lines
+    }
+
+    /// Ends the read transaction and closes the connection.
+    func close() {
+        if !connection.isAutocommit { try? connection.execute("COMMIT") }
+    }
+
+    private func line(_ row: Row, entity: String, id: String, table: String, _ token: Int64) throws -> [UInt8] {
+        let layout = try self.layout(entity, row)
+        var values: [String: AttributeValue] = [:]
+        for (name, value) in zip(layout.decoder.attributeNames, try layout.decoder.attributes(of: row, id: id)) {
+            values[name] = value
+        }
+        for (name, position) in layout.toOnes { values[name] = row[position].textValue.map { .string($0) } ?? .null }
+        var writer = JSONWriter()
+        writer.beginObject()
+        writer.key("type")
+        writer.string("row")
+        writer.key("token")
+        writer.integer(token)
+        writer.key("entity")
+        writer.string(entity)
+        writer.key("newTable")
+        writer.string(table)
+        writer.key("id")
+        writer.string(id)
+        writer.key("values")
+        writer.beginObject()
+        for (name, value) in values.sorted(by: { $0.key < $1.key }) {
+            writer.key(name)
+            EventSource.write(value, &writer)
+        }
+        writer.endObject()
+        writer.endObject()
+        return writer.line
+    }
+
+    private func layout(_ entity: String, _ row: Row) throws -> Layout {
+        if let known = layouts[entity] { return known }
+        var positions: [String: Int] = [:]
+        for index in 0..<row.count where positions[row.name(index)] == nil { positions[row.name(index)] = index }
+        var toOnes: [(String, Int)] = []
+        if let described = store.model.entity(named: entity), let mapping = store.schema.entities[entity] {
+            for relationship in store.model.allRelationships(of: described)
+            where !relationship.isToMany && !relationship.isTransient {
+                if case .toOne(let column, _)? = mapping.properties[relationship.name], let position = positions[column]
+                {
+                    toOnes.append((relationship.name, position))
+                }
+            }
+        }
+        let layout = Layout(decoder: try store.rowDecoder(for: entity, columnsOf: row), toOnes: toOnes)
+        layouts[entity] = layout
+        return layout
+    }
+}

@@ -1,0 +1,79 @@
+import CoexistHistory
+import CoexistLegacyStore
+import CoexistSQLite
+import Foundation
+import TestSupport
+import Testing
+
+/// `"since":"snapshot"`: the current rows, each once, then the changes after the snapshot's token with no
+/// gap and no duplicate — while a writer commits.
+@Suite struct EventSnapshotTests {
+    @Test func rowsThenChangesRebuildTheFileWhileAWriterRuns() throws {
+        let fixture = try EventFixture()
+        for index in 0..<300 { _ = try fixture.legacyInsert("before \(index)") }
+        try fixture.waitUntilCaughtUp()
+
+        let writer = Process()
+        writer.executableURL = URL(fileURLWithPath: ProductProcess.productsDirectory + "/coexist-test-helper")
+        writer.arguments = ["legacy-writer", fixture.shared.legacy.path, "200", "snapshot-writer"]
+        writer.standardOutput = FileHandle.nullDevice
+        try writer.run()
+        let client = try fixture.client()
+        let subscribed = try client.request(#"{"op":"subscribe","since":"snapshot","entities":["Task"],"id":1}"#)
+        #expect(subscribed["type"] as? String == "subscribed")
+        #expect(subscribed["since"] as? String == "snapshot")
+        let snapshot = try fixture.collect(client) { $0["type"] as? String == "end_of_snapshot" }
+        let end = try #require(snapshot.last { $0["type"] as? String == "end_of_snapshot" })
+        let token = Int64(end["token"] as? Int ?? -1)
+        let rows = snapshot.filter { $0["type"] as? String == "row" }
+        #expect(end["rows"] as? Int == rows.count)
+        #expect(rows.count >= 300)
+        #expect(rows.allSatisfy { Int64($0["token"] as? Int ?? 0) == token && $0["entity"] as? String == "Task" })
+        #expect(rows.allSatisfy { ($0["values"] as? [String: Any])?["title"] is String })
+        var tasks: Set<String> = []
+        for row in rows {
+            let id = try #require(row["id"] as? String)
+            #expect(tasks.insert(id).inserted, "row \(id) sent twice")
+        }
+
+        writer.waitUntilExit()
+        #expect(writer.terminationStatus == 0)
+        try fixture.waitUntilCaughtUp()
+        let last = try fixture.shared.legacy.connection.scalar("SELECT max(Z_PK) FROM ATRANSACTION").integerValue ?? 0
+        if last > token {
+            let changes = try fixture.collect(client) {
+                Int64($0["token"] as? Int ?? 0) >= last || ($0["type"] as? String == "end_of_backlog" && token >= last)
+            }
+            for event in changes where event["type"] as? String == "event" {
+                #expect(Int64(event["token"] as? Int ?? 0) > token)
+                let id = try #require(event["id"] as? String)
+                if event["change"] as? String == "insert" {
+                    #expect(tasks.insert(id).inserted, "insert of \(id) after a row of it")
+                }
+            }
+        }
+        // Rows and changes together are exactly the tasks the file holds.
+        let stored = Set(
+            try Connection(path: fixture.shared.legacy.path, options: .readOnly).rows("SELECT id FROM task")
+                .compactMap { $0[0].textValue }
+        )
+        #expect(tasks == stored)
+    }
+
+    @Test func aSnapshotOfEveryEntityHasEveryRowOnce() throws {
+        let fixture = try EventFixture()
+        for index in 0..<20 { _ = try fixture.legacyInsert("task \(index)") }
+        try fixture.waitUntilCaughtUp()
+        let client = try fixture.client()
+        client.send(#"{"op":"subscribe","since":"snapshot","framing":"transaction"}"# + "\n")
+        let messages = try fixture.collect(client) { $0["type"] as? String == "end_of_backlog" }
+        let rows = messages.filter { $0["type"] as? String == "row" }
+        let connection = try Connection(path: fixture.shared.legacy.path, options: .readOnly)
+        let expected =
+            (try connection.scalar("SELECT count(*) FROM task").integerValue ?? 0)
+            + (try connection.scalar("SELECT count(*) FROM category").integerValue ?? 0)
+        #expect(Int64(rows.count) == expected)
+        #expect(Set(rows.compactMap { $0["id"] as? String }).count == rows.count)
+        #expect(messages.contains { $0["type"] as? String == "end_of_snapshot" })
+    }
+}
