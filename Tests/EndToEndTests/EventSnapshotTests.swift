@@ -1,6 +1,7 @@
 import CoexistHistory
 import CoexistLegacyStore
 import CoexistSQLite
+import CoexistStore
 import Foundation
 import TestSupport
 import Testing
@@ -58,6 +59,68 @@ import Testing
                 .compactMap { $0[0].textValue }
         )
         #expect(tasks == stored)
+    }
+
+    /// On a real Photos 26.1 store, with a writer updating a keyword throughout: every row of every entity
+    /// once, then every change after the snapshot's token once, in token order.
+    @Test func photosSnapshotHasEveryRowOnceThenEveryLaterChange() throws {
+        let directory = try TemporaryDirectory()
+        let path = try directory.copy(Fixtures.photos)
+        let daemon = try DaemonProcess(database: path, directory: directory)
+        _ = try SocketClient(path: daemon.socket)
+        let tokens = TokenLog()
+        let writer = Thread {
+            guard let store = try? LegacyStore(path: path, options: OpenOptions()) else { return }
+            for index in 0..<60 {
+                let saved = try? store.save(SaveMetadata(author: "photos-writer")) { save in
+                    try save.update(ObjectID(entity: "Keyword", pk: 2), ["shortcut": .string("k\(index)")])
+                }
+                if let token = saved?.token { tokens.append(token) }
+                usleep(3_000)
+            }
+        }
+        writer.start()
+        usleep(20_000)
+        let client = try SocketClient(path: daemon.socket)
+        client.send(#"{"op":"subscribe","since":"snapshot"}"# + "\n")
+        var rows: [String: Set<String>] = [:]
+        var snapshotToken: Int64 = -1
+        var after: [Int64] = []
+        let deadline = Date().addingTimeInterval(60)
+        while Date() < deadline, let line = client.readLine() {
+            let message = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+            switch message["type"] as? String {
+            case "row":
+                let entity = try #require(message["entity"] as? String)
+                let id = try #require(message["id"] as? String)
+                #expect(rows[entity, default: []].insert(id).inserted, "\(entity) \(id) sent twice")
+            case "end_of_snapshot":
+                snapshotToken = Int64(message["token"] as? Int ?? -1)
+            case "event":
+                let token = Int64(message["token"] as? Int ?? 0)
+                if after.last != token { after.append(token) }
+            default:
+                break
+            }
+            if tokens.count == 60, let last = tokens.tokens.last, after.last ?? 0 >= last { break }
+            if tokens.count == 60, let last = tokens.tokens.last, snapshotToken >= last { break }
+        }
+        #expect(snapshotToken > 0)
+        #expect(tokens.count == 60)
+        // Every row of the new schema's entity tables (the writer only updates: the counts hold still).
+        let connection = try Connection(path: path, options: .readOnly)
+        let model = try #require(try LegacyStore(path: path).model)
+        let schema = try NewSchema(model: model)
+        var expected = 0
+        for table in Set(model.entities.compactMap { schema.entities[$0.name]?.table }) {
+            expected += Int(
+                try connection.scalar("SELECT count(*) FROM \(SQLIdentifier.quoted(table))").integerValue ?? 0
+            )
+        }
+        #expect(rows.values.reduce(0) { $0 + $1.count } == expected)
+        #expect(expected > 800)
+        // The changes after the snapshot: exactly the writer's later commits, in order.
+        #expect(after == tokens.tokens.filter { $0 > snapshotToken })
     }
 
     @Test func aSnapshotOfEveryEntityHasEveryRowOnce() throws {
