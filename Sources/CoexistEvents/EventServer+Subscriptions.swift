@@ -362,6 +362,16 @@ extension EventServer {
         if clients.values.contains(where: { $0.subscription?.live == false || $0.inputSince != nil || $0.closing }) {
             next = min(next, now + 50_000_000)
         }
+        // A snapshot whose queue has room is filled again at once (a drained queue asks for no POLLOUT); one
+        // waiting for the schemas to agree looks again shortly.
+        for client in clients.values {
+            guard let snapshot = client.snapshot else { continue }
+            if snapshot.token == nil {
+                next = min(next, now + 2_000_000)
+            } else if client.queuedBytes < Self.backlogHighWater {
+                next = now
+            }
+        }
         return next
     }
 

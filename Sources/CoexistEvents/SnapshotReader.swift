@@ -18,10 +18,16 @@ final class SnapshotReader {
         var entity: String
     }
 
-    /// How one entity's rows of one query decode: attributes, and the to-ones' key columns.
+    /// How one entity's rows of one query decode: attributes, and the to-ones' key columns; `fields`, every
+    /// value in name order (the order the message lists them).
     private struct Layout {
+        enum Source {
+            case attribute(Int)
+            case toOne(Int)
+        }
+
         var decoder: RowDecoder
-        var toOnes: [(name: String, position: Int)]
+        var fields: [(name: String, source: Source)]
     }
 
     private let connection: Connection
@@ -118,11 +124,7 @@ final class SnapshotReader {
 
     private func line(_ row: Row, entity: String, id: String, table: String, _ token: Int64) throws -> [UInt8] {
         let layout = try self.layout(entity, row)
-        var values: [String: AttributeValue] = [:]
-        for (name, value) in zip(layout.decoder.attributeNames, try layout.decoder.attributes(of: row, id: id)) {
-            values[name] = value
-        }
-        for (name, position) in layout.toOnes { values[name] = row[position].textValue.map { .string($0) } ?? .null }
+        let attributes = try layout.decoder.attributes(of: row, id: id)
         var writer = JSONWriter()
         writer.beginObject()
         writer.key("type")
@@ -137,9 +139,12 @@ final class SnapshotReader {
         writer.string(id)
         writer.key("values")
         writer.beginObject()
-        for (name, value) in values.sorted(by: { $0.key < $1.key }) {
+        for (name, source) in layout.fields {
             writer.key(name)
-            EventSource.write(value, &writer)
+            switch source {
+            case .attribute(let index): EventSource.write(attributes[index], &writer)
+            case .toOne(let position): writer.string(row[position].textValue)
+            }
         }
         writer.endObject()
         writer.endObject()
@@ -150,17 +155,19 @@ final class SnapshotReader {
         if let known = layouts[entity] { return known }
         var positions: [String: Int] = [:]
         for index in 0..<row.count where positions[row.name(index)] == nil { positions[row.name(index)] = index }
-        var toOnes: [(String, Int)] = []
+        let decoder = try store.rowDecoder(for: entity, columnsOf: row)
+        var fields = decoder.attributeNames.enumerated().map { (name: $1, source: Layout.Source.attribute($0)) }
         if let described = store.model.entity(named: entity), let mapping = store.schema.entities[entity] {
             for relationship in store.model.allRelationships(of: described)
             where !relationship.isToMany && !relationship.isTransient {
                 if case .toOne(let column, _)? = mapping.properties[relationship.name], let position = positions[column]
                 {
-                    toOnes.append((relationship.name, position))
+                    fields.append((relationship.name, .toOne(position)))
                 }
             }
         }
-        let layout = Layout(decoder: try store.rowDecoder(for: entity, columnsOf: row), toOnes: toOnes)
+        fields.sort { $0.name < $1.name }
+        let layout = Layout(decoder: decoder, fields: fields)
         layouts[entity] = layout
         return layout
     }

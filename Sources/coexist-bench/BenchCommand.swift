@@ -4,9 +4,9 @@ import CoexistRuntime
 enum BenchCommand {
     static let usage = """
         usage: coexist-bench [latency|throughput|write-overhead|fan-out|catch-up|history-list|idle|migrate|
-                              adapter-latency|adapter-fetch|adapter-enumerate|all]
+                              adapter-latency|adapter-fetch|adapter-enumerate|snapshot|all]
                              [--model PATH] [--count N] [--rate N] [--rows N] [--changes N] [--fetch-rows N]
-                             [--enumerate-rows N]
+                             [--enumerate-rows N] [--snapshot-rows N]
                              [--subscribers N,N,...] [--event-rate N] [--fanout-seconds N] [--queue-limit N]
                              [--backlog N] [--history N] [--idle-seconds N] [--migrate-rows N]
                coexist-bench crash [--rounds N] [--writes N] [--seed N] [--model PATH | --store PATH]
@@ -41,6 +41,8 @@ enum BenchCommand {
                            predicate vs the same query in raw SQL decoding each row, medians and ratio
           adapter-enumerate  a process enumerates --enumerate-rows tasks (default 1000000) of the new schema
                            with enumerate(batchSize: 1000), and a tenth of them: time and peak RSS (flat)
+          snapshot         a subscriber reads --snapshot-rows tasks (default 1000000) with "since":"snapshot"
+                           vs the same rows read by raw SQL: rows per second of each
           all              every scenario above (the default)
           crash            SIGKILLs coexistd --rounds times (default 200) while two random writers make
                            --writes saves each (default 400), then checks that nothing was lost, doubled or
@@ -64,7 +66,7 @@ enum BenchCommand {
                 "model", "count", "rate", "rows", "idle-seconds", "rounds", "writes", "seed", "changes", "backlog",
                 "history",
                 "subscribers", "event-rate", "fanout-seconds", "queue-limit", "minutes", "seconds", "store",
-                "migrate-rows", "fetch-rows", "enumerate-rows",
+                "migrate-rows", "fetch-rows", "enumerate-rows", "snapshot-rows",
             ]
         )
         if parsed.flag("help") {
@@ -74,7 +76,7 @@ enum BenchCommand {
         let scenario = try parsed.positionals(min: 0, max: 1).first ?? "all"
         let known = [
             "latency", "throughput", "write-overhead", "fan-out", "catch-up", "history-list", "idle", "migrate", "all",
-            "adapter-latency", "adapter-fetch", "adapter-enumerate",
+            "adapter-latency", "adapter-fetch", "adapter-enumerate", "snapshot",
             "crash",
             "soak",
         ]
@@ -138,6 +140,9 @@ enum BenchCommand {
                     batchSize: 1_000
                 )
             )
+        }
+        if scenario == "snapshot" || scenario == "all" {
+            report.snapshot(try SnapshotScenario.run(modelPath: model, rows: try number("snapshot-rows", 1_000_000)))
         }
         if scenario == "throughput" || scenario == "all" {
             let changes = try number("changes", 20_000)

@@ -186,6 +186,20 @@ struct Report {
         )
     }
 
+    mutating func snapshot(_ result: SnapshotScenario.Result) {
+        let perSecond = Int(Double(result.rows) / max(result.snapshotSeconds, 1e-9))
+        let rawPerSecond = Int(Double(result.rows) / max(result.rawSeconds, 1e-9))
+        rows.append(
+            (
+                "snapshot", "\"since\":\"snapshot\" of \(result.rows) tasks to one subscriber vs raw SQL",
+                "\(perSecond) rows/s vs \(rawPerSecond) rows/s"
+            )
+        )
+        fields.append(
+            "\"snapshot\":{\"rows\":\(result.rows),\"rowsPerSecond\":\(perSecond),\"rawRowsPerSecond\":\(rawPerSecond)}"
+        )
+    }
+
     mutating func adapterEnumerate(_ points: [AdapterEnumerateScenario.Point]) {
         for point in points {
             rows.append(

@@ -45,6 +45,12 @@ import Testing
             var rows: Int
             var peakRSSKilobytes: Int
         }
+        struct Snapshot: Decodable {
+            var rows: Int
+            var rowsPerSecond: Int
+            var rawRowsPerSecond: Int
+        }
+        var snapshot: Snapshot?
         var adapterEnumerate: [AdapterEnumerate]?
         var adapterLatency: [AdapterLatency]?
         var adapterFetch: [String: AdapterFetch]?
@@ -96,6 +102,13 @@ import Testing
         let enumerate = try #require(try summary(["adapter-enumerate", "--enumerate-rows", "3000"]).adapterEnumerate)
         #expect(enumerate.map(\.rows) == [300, 3_000])
         #expect(enumerate.allSatisfy { $0.peakRSSKilobytes > 0 })
+    }
+
+    /// The snapshot scenario, small: the subscriber gets every row (the scenario checks the count).
+    @Test func snapshotScenarioReports() throws {
+        let snapshot = try #require(try summary(["snapshot", "--snapshot-rows", "2000"]).snapshot)
+        #expect(snapshot.rows == 2_000)
+        #expect(snapshot.rowsPerSecond > 0 && snapshot.rawRowsPerSecond > 0)
     }
 
     /// Fan-out, small: every live subscriber gets every event in order; the stalled one is told it lagged

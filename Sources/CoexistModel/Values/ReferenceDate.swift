@@ -22,13 +22,22 @@ public enum ReferenceDate {
         var time = time_t(whole)
         var parts = tm()
         gmtime_r(&time, &parts)
-        func pad(_ value: Int32, _ width: Int) -> String {
-            let text = String(value)
-            return String(repeating: "0", count: max(0, width - text.count)) + text
+        // Digits written in place: this runs for every event and every snapshot row's dates.
+        var text = Array("0000-00-00T00:00:00.000000Z".utf8)
+        func put(_ value: Int, at offset: Int, width: Int) {
+            var rest = value
+            for index in stride(from: offset + width - 1, through: offset, by: -1) {
+                text[index] = UInt8(ascii: "0") + UInt8(rest % 10)
+                rest /= 10
+            }
         }
-        let microText = String(Int(micros))
-        return pad(parts.tm_year + 1900, 4) + "-" + pad(parts.tm_mon + 1, 2) + "-" + pad(parts.tm_mday, 2) + "T"
-            + pad(parts.tm_hour, 2) + ":" + pad(parts.tm_min, 2) + ":" + pad(parts.tm_sec, 2) + "."
-            + String(repeating: "0", count: 6 - microText.count) + microText + "Z"
+        put(Int(parts.tm_year) + 1900, at: 0, width: 4)
+        put(Int(parts.tm_mon) + 1, at: 5, width: 2)
+        put(Int(parts.tm_mday), at: 8, width: 2)
+        put(Int(parts.tm_hour), at: 11, width: 2)
+        put(Int(parts.tm_min), at: 14, width: 2)
+        put(Int(parts.tm_sec), at: 17, width: 2)
+        put(Int(micros), at: 20, width: 6)
+        return String(decoding: text, as: UTF8.self)
     }
 }
