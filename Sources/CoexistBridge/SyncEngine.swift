@@ -144,7 +144,8 @@ public final class SyncEngine {
         }
         let last = try connection.scalar("SELECT max(Z_PK) FROM ATRANSACTION").integerValue ?? 0
         guard cursor >= last, try BridgeTables.parkedCount(connection) == 0 else { return nil }
-        return last
+        // The cursor, not the last token kept: retention may have pruned every transaction up to it.
+        return cursor
     }
 
     /// The last token in the history.

@@ -122,11 +122,16 @@ extension EventServer {
                     message: "\(Self.maxSnapshots) snapshots are being read; subscribe again later"
                 )
             }
-            client.snapshot = try SnapshotReader(
-                store: engine.new,
-                entities: spec.entities,
-                deadline: Monotonic.now() + Self.snapshotAgreementTimeout
-            )
+            do {
+                client.snapshot = try SnapshotReader(
+                    store: engine.new,
+                    entities: spec.entities,
+                    deadline: Monotonic.now() + Self.snapshotAgreementTimeout
+                )
+            } catch {
+                unsubscribe(client)
+                throw error
+            }
         }
         var writer = JSONWriter()
         writer.beginObject()
@@ -144,6 +149,13 @@ extension EventServer {
         writer.endObject()
         reply(client, writer.line)
         if client.snapshot == nil { try fillBacklog(client) }
+    }
+
+    /// Ends a snapshot subscription that cannot go on: no row after what was sent, an error naming why.
+    func endSnapshot(_ client: EventClient, _ why: String) {
+        client.snapshot = nil
+        unsubscribe(client)
+        reply(client, EventError(code: .snapshotUnavailable, message: why).line)
     }
 
     /// Sends a snapshot subscriber its rows, a page at a time while its queue has room; then
@@ -167,8 +179,24 @@ extension EventServer {
                 return
             }
         }
-        while client.queuedBytes < Self.backlogHighWater {
-            let lines = try snapshot.nextRows(limit: 256)
+        // A reader that takes nothing for as long as a request may take ends it: the read transaction holds
+        // back checkpoints.
+        if client.writtenBytes != snapshot.writtenAtCheck {
+            snapshot.writtenAtCheck = client.writtenBytes
+            snapshot.progressAt = now
+        } else if now > snapshot.progressAt + limits.requestTimeout {
+            endSnapshot(client, "the subscriber read nothing of its snapshot for the request timeout")
+            return
+        }
+        let started = ContinuousClock.now
+        while client.queuedBytes < Self.backlogHighWater, ContinuousClock.now - started < Self.backlogTickBudget {
+            let lines: [[UInt8]]
+            do {
+                lines = try snapshot.nextRows(limit: 256)
+            } catch {
+                endSnapshot(client, "the snapshot failed: \(error)")
+                return
+            }
             guard !lines.isEmpty else {
                 let token = snapshot.token ?? published
                 client.snapshot = nil
@@ -300,6 +328,8 @@ extension EventServer {
                     } else {
                         try inOneSnapshot { try fillBacklog(client) }
                     }
+                } catch  where client.snapshot != nil {
+                    endSnapshot(client, "the snapshot failed: \(error)")
                 } catch {
                     fail(client, EventError(code: .internalError, message: "\(error)"))
                 }

@@ -42,6 +42,9 @@ final class SnapshotReader {
     private(set) var rows = 0
     /// When the snapshot gives up waiting for the schemas to agree (monotonic ns).
     let deadline: UInt64
+    /// The subscriber's bytes written when last looked at, and when they last moved (monotonic ns).
+    var writtenAtCheck = -1
+    var progressAt: UInt64 = 0
 
     /// A reader of the rows of `entities` (concrete names; nil: every entity) of `store`'s file.
     init(store: NewStore, entities: Set<String>?, deadline: UInt64) throws {
@@ -86,6 +89,10 @@ final class SnapshotReader {
     /// Up to `limit` row messages; empty once every row is read (the read transaction is over then).
     func nextRows(limit: Int) throws -> [[UInt8]] {
         guard let token else { return [] }
+        // Read in the snapshot's transaction only: rows read outside it would be of a later state.
+        guard !connection.isAutocommit else {
+            throw EventError(code: .internalError, message: "the snapshot's read transaction ended early")
+        }
         var lines: [[UInt8]] = []
         while lines.isEmpty, tableIndex < tables.count {
             let table = tables[tableIndex]
@@ -100,12 +107,15 @@ final class SnapshotReader {
             sql += " ORDER BY t0.rowid LIMIT ?"
             arguments.append(.integer(Int64(max(1, limit))))
             var read = 0
+            var pageEnd = lastRowID
+            // The page's position moves only once every row of it is a message.
             try connection.forEachRow(sql, arguments) { row in
                 read += 1
-                lastRowID = row[0].integerValue ?? lastRowID
+                pageEnd = row[0].integerValue ?? pageEnd
                 guard let id = row[1].textValue else { return }
                 lines.append(try line(row, entity: row[2].textValue ?? table.entity, id: id, table: table.name, token))
             }
+            lastRowID = pageEnd
             if read < limit {
                 tableIndex += 1
                 lastRowID = 0

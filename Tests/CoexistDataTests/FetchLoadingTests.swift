@@ -50,6 +50,29 @@ final class NarrowCategory: PersistentModel {
     required init() {}
 }
 
+/// A task fetched whole whose category is a `DeepCategory`: that category's other tasks are
+/// `NarrowTask`s, which fail to load (a failure two levels down the graph).
+final class OuterTask: PersistentModel {
+    var id = UUID()
+    var title = ""
+    var category: DeepCategory?
+    static let schema = RecordSchema<OuterTask>(
+        entity: "Task",
+        [.attribute("id", \.id), .attribute("title", \.title), .toOne("category", \.category)]
+    )
+    required init() {}
+}
+
+final class DeepCategory: PersistentModel {
+    var id = UUID()
+    var tasks: [NarrowTask] = []
+    static let schema = RecordSchema<DeepCategory>(
+        entity: "Category",
+        [.attribute("id", \.id), .toMany("tasks", \.tasks)]
+    )
+    required init() {}
+}
+
 /// How fetches make records: with `init(backingData:)`, a level of the graph at a time (more targets than
 /// one query's chunk), nothing left registered when a row fails, and `propertiesToFetch`.
 @Suite struct FetchLoadingTests {
@@ -103,6 +126,39 @@ final class NarrowCategory: PersistentModel {
         #expect(reader.registrations.isEmpty)
         #expect(!reader.hasChanges)
         #expect(try reader.save() == nil)
+    }
+
+    @Test func aFailureTwoLevelsDownLeavesNoRecordBehind() throws {
+        let writer = try file.context("app")
+        let category = DemoCategory(name: "Home")
+        writer.insert(category)
+        writer.insert(DemoTask(title: "first", category: category))
+        writer.insert(DemoTask(title: "second", category: category))
+        try writer.save()
+
+        let reader = try file.context("reader")
+        #expect(throws: StoreError.self) {
+            try reader.fetch(FetchDescriptor<OuterTask>(predicate: #Predicate { $0.title == "first" }))
+        }
+        #expect(reader.registrations.isEmpty)
+        #expect(!reader.hasChanges)
+        #expect(try reader.save() == nil)
+        #expect(try file.context("check").fetchCount(FetchDescriptor<DemoTask>()) == 2)
+    }
+
+    @Test func aFetchOfAnotherTypeLeavesAPartialRecordAlone() throws {
+        let writer = try file.context("app")
+        writer.insert(DemoTask(title: "Write", priority: 2))
+        try writer.save()
+        let reader = try file.context("reader")
+        var partial = FetchDescriptor<DemoTask>()
+        partial.propertiesToFetch = [\.title]
+        let task = try #require(try reader.fetch(partial).first)
+        // The same rows through a record type with fewer attributes: the held task is returned as it is.
+        _ = try reader.fetch(FetchDescriptor<MadeTask>())
+        #expect(task.priority == 0)
+        #expect(!reader.hasChanges)
+        #expect(try reader.fetch(FetchDescriptor<DemoTask>()).first?.priority == 2)
     }
 
     @Test func propertiesToFetchReadsOnlyThoseAndAFullFetchFillsTheRest() throws {

@@ -26,7 +26,10 @@ extension ModelContext {
             let ref = ObjectRef(entity: row[1].textValue ?? Model.schema.entity, id: row[0].textValue ?? "")
             refs.append(ref)
             if let held = byRef[ref].flatMap({ registrations[$0] }) {
-                if !held.unfetched.isEmpty, layouts.only == nil { try fill(held, from: layouts.read(row, ref, store)) }
+                // Filled from this row only when the held record is of the fetch's type (the slots are its).
+                if !held.unfetched.isEmpty, layouts.only == nil, held.schema.type == layouts.schema.type {
+                    try fill(held, from: layouts.read(row, ref, store))
+                }
             } else {
                 unheld.append((ref, try layouts.read(row, ref, store)))
             }
@@ -173,13 +176,17 @@ extension ModelContext {
     /// Reads into a record a fetch with `propertiesToFetch` made the attributes it left unread, except those
     /// the app has set since.
     func fill(_ registration: Registration, from row: StoredRow) throws {
-        guard var snapshot = registration.snapshot else { return }
+        guard var snapshot = registration.snapshot, registration.schema.type == row.layout.schema.type else { return }
         let current = registration.schema.readAttributes(registration.object)
         for slot in registration.unfetched {
             guard case .position(let position) = row.layout.attributeSources[slot] else { continue }
             let attribute = registration.schema.attributes[slot]
             if current[slot] == snapshot.attributes[slot] {
                 guard let kept = attribute.write(registration.object, row.attributes[position]) else {
+                    // All or nothing: the slots filled already get back what the record held.
+                    for (index, value) in current.enumerated() {
+                        _ = registration.schema.attributes[index].write(registration.object, value)
+                    }
                     throw StoreError.invalidData(
                         path: store.path,
                         detail:

@@ -38,13 +38,16 @@ extension ModelContext {
             for unloaded in made { unregister(unloaded.registration) }
             throw error
         }
-        try load(made)
+        try load(made, made: made.map(\.registration))
     }
 
     /// Reads the relationships of registered records again (after a save or a merge), loading the targets
     /// not held yet, and takes each record's current attributes as its snapshot.
     func reload(_ held: [Registration]) throws {
-        try load(held.map { Unloaded(registration: $0, known: nil, attributes: $0.schema.readAttributes($0.object)) })
+        try load(
+            held.map { Unloaded(registration: $0, known: nil, attributes: $0.schema.readAttributes($0.object)) },
+            made: []
+        )
     }
 
     /// A new registered record for the stored row of `ref`, its attributes set (partial when the layout
@@ -86,12 +89,16 @@ extension ModelContext {
     }
 
     /// Loads the relationships of `level`, makes the targets not held yet and loads theirs in turn, a level
-    /// at a time; each record's snapshot is taken when its relationships are set. On error, the records made
-    /// by this load that have no snapshot yet leave the context (a record without one would be inserted
-    /// by the next save).
-    private func load(_ first: [Unloaded]) throws {
+    /// at a time; each record's snapshot is taken when its relationships are set. On error, every record
+    /// made by this load (`made`: those of the first level the caller made) leaves the context, and the
+    /// records it held before get back the relationships and snapshots they had: none points at a record
+    /// the context no longer holds (a later save would insert it again).
+    private func load(_ first: [Unloaded], made initial: [Registration]) throws {
         var level = first
-        var made: [Registration] = first.filter { $0.registration.snapshot == nil }.map(\.registration)
+        var made = initial
+        let madeFirst = Set(initial.map { ObjectIdentifier($0.object) })
+        var previous: [(Registration, [[AnyObject]], Snapshot?)] = []
+        var isFirstLevel = true
         do {
             while !level.isEmpty {
                 let targets = try relationshipTargets(of: level)
@@ -109,6 +116,11 @@ extension ModelContext {
                 // Every target that exists is held now: set the relationships and take the snapshots.
                 for (index, unloaded) in level.enumerated() {
                     let registration = unloaded.registration
+                    // Only the first level holds records the context had before this load.
+                    if isFirstLevel, !madeFirst.contains(ObjectIdentifier(registration.object)) {
+                        let objects = registration.schema.relationships.map { $0.read(registration.object) }
+                        previous.append((registration, objects, registration.snapshot))
+                    }
                     var relationships: [[ObjectRef]] = []
                     relationships.reserveCapacity(registration.schema.relationships.count)
                     for (slot, relationship) in registration.schema.relationships.enumerated() {
@@ -121,9 +133,16 @@ extension ModelContext {
                     registration.snapshot = Snapshot(attributes: unloaded.attributes, relationships: relationships)
                 }
                 level = next
+                isFirstLevel = false
             }
         } catch {
-            for registration in made where registration.snapshot == nil { unregister(registration) }
+            for registration in made { unregister(registration) }
+            for (registration, objects, snapshot) in previous {
+                for (slot, relationship) in registration.schema.relationships.enumerated() {
+                    relationship.write(registration.object, objects[slot])
+                }
+                registration.snapshot = snapshot
+            }
             throw error
         }
     }

@@ -226,6 +226,8 @@ struct ErasedSchema: @unchecked Sendable {
     }
 
     let entity: String
+    /// The record type it was made from.
+    let type: ObjectIdentifier
     let keyPaths: [AnyKeyPath: String]
     let make: () -> AnyObject
     let attributes: [AttributeSlot]
@@ -236,6 +238,7 @@ struct ErasedSchema: @unchecked Sendable {
 
     init<Root>(_ schema: RecordSchema<Root>) {
         entity = schema.entity
+        type = ObjectIdentifier(Root.self)
         make = { Root(backingData: BackingData()) }
         var keyPaths: [AnyKeyPath: String] = [:]
         var attributes: [AttributeSlot] = []
