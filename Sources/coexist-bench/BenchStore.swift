@@ -63,6 +63,24 @@ struct BenchStore {
         return try body(store, daemon)
     }
 
+    /// Inserts `rows` tasks straight into the new schema's table, one statement (no history: for scenarios
+    /// that measure reading), and checkpoints.
+    static func insertNewTasks(_ rows: Int, _ connection: Connection) throws {
+        try connection.write {
+            try connection.run(
+                """
+                WITH RECURSIVE n(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM n WHERE x < ?1)
+                INSERT INTO task (id, created_at, is_completed, notes, priority, title)
+                SELECT lower(printf('%s-%s-4%s-8%s-%s', hex(randomblob(4)), hex(randomblob(2)),
+                       substr(hex(randomblob(2)), 2), substr(hex(randomblob(2)), 2), hex(randomblob(6)))),
+                       7.5e8 + x, x % 2, '', x % 10, 'task ' || x FROM n
+                """,
+                [.integer(Int64(rows))]
+            )
+        }
+        _ = try connection.checkpoint()
+    }
+
     /// Runs coexistd until it has mirrored everything committed so far, then stops it.
     static func catchUp(_ store: BenchStore, errorLog: String? = nil) throws {
         let daemon = try store.startDaemon(errorLog: errorLog)

@@ -15,20 +15,7 @@ enum SnapshotScenario {
     static func run(modelPath: String, rows: Int) throws -> Result {
         try BenchStore.withDaemon(modelPath: modelPath) { store, _ in
             let connection = try Connection(path: store.path)
-            // Rows straight into the new schema's table, one statement: the scenario measures reading.
-            try connection.write {
-                try connection.run(
-                    """
-                    WITH RECURSIVE n(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM n WHERE x < ?1)
-                    INSERT INTO task (id, created_at, is_completed, notes, priority, title)
-                    SELECT lower(printf('%s-%s-4%s-8%s-%s', hex(randomblob(4)), hex(randomblob(2)),
-                           substr(hex(randomblob(2)), 2), substr(hex(randomblob(2)), 2), hex(randomblob(6)))),
-                           7.5e8 + x, x % 2, '', x % 10, 'task ' || x FROM n
-                    """,
-                    [.integer(Int64(rows))]
-                )
-            }
-            _ = try connection.checkpoint()
+            try BenchStore.insertNewTasks(rows, connection)
 
             let rawStart = Measure.now()
             var raw = 0
