@@ -142,34 +142,66 @@ public final class EventSource {
         return UUIDText.text(bytes)
     }
 
-    /// The object's values now: all attributes and to-ones for inserts, the changed ones for updates, the
-    /// tombstone for deletes. A to-one's value is its target's identity (the UUID both schemas share; null
-    /// when unset or not known yet).
-    private func currentValues(_ change: HistoryChange, id: String?) throws -> [String: AttributeValue] {
-        if change.type == .delete { return change.tombstone }
+    /// The most members a to-many's value lists; a larger one is sent as `{"count":N}`.
+    public static let maxListedMembers = 1_000
+
+    /// The object's values now: all attributes, to-ones and to-manys for inserts, the changed ones for
+    /// updates, the tombstone for deletes. A to-one's value is its target's identity (the UUID both schemas
+    /// share; null when unset or not known yet); a to-many's, its members' identities (in order when
+    /// ordered, else sorted), or their count beyond ``maxListedMembers``. A Core Data update's bitmap may
+    /// name the wrong to-many of an entity that has several (their bit order is not derivable from the
+    /// model), so when it names any, every to-many of the object is sent.
+    private func currentValues(_ change: HistoryChange, id: String?) throws -> [String: EventValue] {
+        if change.type == .delete { return change.tombstone.mapValues { .attribute($0) } }
         guard let entity = change.entity, let described = engine.new.model.entity(named: entity) else { return [:] }
-        var values: [String: AttributeValue] = [:]
-        let toOnes = engine.new.model.allRelationships(of: described).filter { !$0.isToMany && !$0.isTransient }
+        let relationships = engine.new.model.allRelationships(of: described).filter { !$0.isTransient }
+        let toOnes = relationships.filter { !$0.isToMany }
+        var toManys = relationships.filter(\.isToMany)
+        let changed = change.type == .update ? change.properties.map(Set.init) : nil
+        if let changed {
+            toManys =
+                change.side == .legacy
+                ? (toManys.contains { changed.contains($0.name) } ? toManys : [])
+                : toManys.filter { changed.contains($0.name) }
+        }
+        var values: [String: EventValue] = [:]
         if change.side == .legacy, let pk = change.objectPK {
-            guard let object = try engine.legacy.object(ObjectID(entity: entity, pk: pk)) else { return [:] }
-            values = object.attributes
+            let objectID = ObjectID(entity: entity, pk: pk)
+            guard let object = try engine.legacy.object(objectID) else { return [:] }
+            values = object.attributes.mapValues { .attribute($0) }
             for relationship in toOnes {
                 let target = try object.toOne[relationship.name].flatMap {
                     try engine.identity(ofLegacy: $0.entity, pk: $0.pk)
                 }
-                values[relationship.name] = target.map { .string($0) } ?? .null
+                values[relationship.name] = .attribute(target.map { .string($0) } ?? .null)
+            }
+            if let changed { values = values.filter { changed.contains($0.key) } }
+            for relationship in toManys {
+                let members = try engine.legacy.related(objectID, relationship.name)
+                values[relationship.name] =
+                    members.count > Self.maxListedMembers
+                    ? .memberCount(members.count)
+                    : .members(
+                        try members.map { try engine.identity(ofLegacy: $0.entity, pk: $0.pk) },
+                        ordered: relationship.isOrdered
+                    )
             }
         } else if let id {
             let ref = ObjectRef(entity: entity, id: id)
             guard let stored = try engine.new.values(of: ref) else { return [:] }
-            values = stored
+            values = stored.mapValues { .attribute($0) }
             for relationship in toOnes {
-                values[relationship.name] =
+                values[relationship.name] = .attribute(
                     try engine.new.related(ref, relationship.name).first.map { .string($0.id) } ?? .null
+                )
             }
-        }
-        if change.type == .update, let properties = change.properties {
-            values = values.filter { properties.contains($0.key) }
+            if let changed { values = values.filter { changed.contains($0.key) } }
+            for relationship in toManys {
+                let members = try engine.new.related(ref, relationship.name)
+                values[relationship.name] =
+                    members.count > Self.maxListedMembers
+                    ? .memberCount(members.count) : .members(members.map(\.id), ordered: relationship.isOrdered)
+            }
         }
         return values
     }
@@ -180,7 +212,7 @@ public final class EventSource {
         index: Int,
         id: String?,
         pk: Int64?,
-        values: [String: AttributeValue]?,
+        values: [String: EventValue]?,
         asOf: Int64? = nil
     ) -> [UInt8] {
         var writer = JSONWriter()
@@ -222,7 +254,7 @@ public final class EventSource {
             writer.beginObject()
             for (name, value) in values.sorted(by: { $0.key < $1.key }) {
                 writer.key(name)
-                Self.write(value, &writer)
+                value.write(&writer)
             }
             writer.endObject()
             if let asOf {
@@ -246,6 +278,45 @@ public final class EventSource {
         case .uuid: writer.string(value.uuidString)
         case .binary(let bytes), .transformable(let bytes), .externalReference(let bytes):
             writer.string(Base64.encode(bytes))
+        }
+    }
+}
+
+/// A value an event carries: an attribute's (a to-one's target identity included), or a to-many's.
+enum EventValue {
+    case attribute(AttributeValue)
+    /// A to-many's members' identities (nil: not known yet), in the relationship's order.
+    case list([String?])
+    /// A to-many with more members than an event lists: how many it has.
+    case memberCount(Int)
+
+    /// A to-many's members: in their order when the relationship is ordered, else sorted (unknown last),
+    /// so that both sides list one set alike.
+    static func members(_ identities: [String?], ordered: Bool) -> EventValue {
+        guard !ordered else { return .list(identities) }
+        return .list(
+            identities.sorted { first, second in
+                switch (first, second) {
+                case (let first?, let second?): first < second
+                case (.some, nil): true
+                default: false
+                }
+            }
+        )
+    }
+
+    func write(_ writer: inout JSONWriter) {
+        switch self {
+        case .attribute(let value): EventSource.write(value, &writer)
+        case .list(let identities):
+            writer.beginArray()
+            for identity in identities { writer.string(identity) }
+            writer.endArray()
+        case .memberCount(let count):
+            writer.beginObject()
+            writer.key("count")
+            writer.integer(Int64(count))
+            writer.endObject()
         }
     }
 }

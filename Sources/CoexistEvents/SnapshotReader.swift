@@ -28,10 +28,22 @@ final class SnapshotReader {
 
         var decoder: RowDecoder
         var fields: [(name: String, source: Source)]
+        /// The to-manys, by name: written after the other fields, once the page's memberships are read.
+        var toManys: [(name: String, ordered: Bool)]
+    }
+
+    /// A row message waiting for its to-manys: its place in the page, what is written so far, its object.
+    private struct Unfinished {
+        var index: Int
+        var writer: JSONWriter
+        var ref: ObjectRef
+        var toManys: [(name: String, ordered: Bool)]
     }
 
     private let connection: Connection
     private let store: NewStore
+    /// The store read through the snapshot's own connection (memberships of to-manys).
+    private let reading: NewStore
     private var tables: [Table]
     private var tableIndex = 0
     private var lastRowID: Int64 = 0
@@ -50,6 +62,7 @@ final class SnapshotReader {
     init(store: NewStore, entities: Set<String>?, deadline: UInt64) throws {
         connection = try Connection(path: store.path, options: .readOnly)
         self.store = store
+        reading = NewStore(connection: connection, schema: store.schema)
         self.deadline = deadline
         var byTable: [String: Table] = [:]
         var order: [String] = []
@@ -108,13 +121,29 @@ final class SnapshotReader {
             arguments.append(.integer(Int64(max(1, limit))))
             var read = 0
             var pageEnd = lastRowID
+            var unfinished: [Unfinished] = []
             // The page's position moves only once every row of it is a message.
             try connection.forEachRow(sql, arguments) { row in
                 read += 1
                 pageEnd = row[0].integerValue ?? pageEnd
                 guard let id = row[1].textValue else { return }
-                lines.append(try line(row, entity: row[2].textValue ?? table.entity, id: id, table: table.name, token))
+                let entity = row[2].textValue ?? table.entity
+                let (writer, toManys) = try line(row, entity: entity, id: id, table: table.name, token)
+                if toManys.isEmpty {
+                    lines.append(Self.finish(writer))
+                } else {
+                    unfinished.append(
+                        Unfinished(
+                            index: lines.count,
+                            writer: writer,
+                            ref: ObjectRef(entity: entity, id: id),
+                            toManys: toManys
+                        )
+                    )
+                    lines.append([])
+                }
             }
+            try finish(unfinished, into: &lines)
             lastRowID = pageEnd
             if read < limit {
                 tableIndex += 1
@@ -132,7 +161,14 @@ final class SnapshotReader {
         if !connection.isAutocommit { try? connection.execute("COMMIT") }
     }
 
-    private func line(_ row: Row, entity: String, id: String, table: String, _ token: Int64) throws -> [UInt8] {
+    /// A row's message up to its to-manys (the values object still open), and the to-manys to add.
+    private func line(
+        _ row: Row,
+        entity: String,
+        id: String,
+        table: String,
+        _ token: Int64
+    ) throws -> (JSONWriter, [(name: String, ordered: Bool)]) {
         let layout = try self.layout(entity, row)
         let attributes = try layout.decoder.attributes(of: row, id: id)
         var writer = JSONWriter()
@@ -156,9 +192,42 @@ final class SnapshotReader {
             case .toOne(let position): writer.string(row[position].textValue)
             }
         }
+        return (writer, layout.toManys)
+    }
+
+    /// Closes a row's message.
+    private static func finish(_ writer: JSONWriter) -> [UInt8] {
+        var writer = writer
         writer.endObject()
         writer.endObject()
         return writer.line
+    }
+
+    /// Adds their to-manys to the page's rows that have some (one query per relationship and chunk of
+    /// objects, in the snapshot's transaction) and puts their messages in their places.
+    private func finish(_ unfinished: [Unfinished], into lines: inout [[UInt8]]) throws {
+        guard !unfinished.isEmpty else { return }
+        var members: [String: [String: [String: [ObjectRef]]]] = [:]  // entity → relationship → owner → targets
+        var owners: [String: [ObjectRef]] = [:]
+        for row in unfinished { owners[row.ref.entity, default: []].append(row.ref) }
+        for (entity, refs) in owners {
+            for relationship in unfinished.first(where: { $0.ref.entity == entity })?.toManys ?? [] {
+                members[entity, default: [:]][relationship.name] = try reading.related(refs, relationship.name)
+            }
+        }
+        for row in unfinished {
+            var writer = row.writer
+            for relationship in row.toManys {
+                writer.key(relationship.name)
+                let targets = members[row.ref.entity]?[relationship.name]?[row.ref.id] ?? []
+                let value =
+                    targets.count > EventSource.maxListedMembers
+                    ? EventValue.memberCount(targets.count)
+                    : EventValue.members(targets.map(\.id), ordered: relationship.ordered)
+                value.write(&writer)
+            }
+            lines[row.index] = Self.finish(writer)
+        }
     }
 
     private func layout(_ entity: String, _ row: Row) throws -> Layout {
@@ -177,7 +246,11 @@ final class SnapshotReader {
             }
         }
         fields.sort { $0.name < $1.name }
-        let layout = Layout(decoder: decoder, fields: fields)
+        let toManys = (store.model.entity(named: entity).map(store.model.allRelationships(of:)) ?? [])
+            .filter { $0.isToMany && !$0.isTransient }
+            .map { (name: $0.name, ordered: $0.isOrdered) }
+            .sorted { $0.name < $1.name }
+        let layout = Layout(decoder: decoder, fields: fields, toManys: toManys)
         layouts[entity] = layout
         return layout
     }

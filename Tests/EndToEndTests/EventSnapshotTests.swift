@@ -139,4 +139,36 @@ import Testing
         #expect(Set(rows.compactMap { $0["id"] as? String }).count == rows.count)
         #expect(messages.contains { $0["type"] as? String == "end_of_snapshot" })
     }
+
+    /// A row carries its to-manys as an insert event does: members in order when ordered, sorted otherwise.
+    @Test func rowsCarryTheirToManys() throws {
+        let fixture = try EventFixture(library: ())
+        var shelf = ObjectRef(entity: "Shelf", id: "")
+        var empty = ObjectRef(entity: "Shelf", id: "")
+        var tag = ObjectRef(entity: "Tag", id: "")
+        var books: [ObjectRef] = []
+        try fixture.shared.new.save(SaveMetadata(author: "new-app")) { save in
+            shelf = try save.insert("Shelf", id: nil, ["label": .string("Fiction")])
+            empty = try save.insert("Shelf", id: nil, ["label": .string("Empty")])
+            books = try (1...3).map { try save.insert("Book", id: nil, ["title": .string("Book \($0)")]) }
+            try save.setOrdered(shelf, "books", [books[2], books[0]])
+            tag = try save.insert("Tag", id: nil, ["name": .string("classic")])
+            try save.add(tag, to: "books", [books[1], books[0]])
+        }
+        try fixture.waitUntilCaughtUp()
+        let client = try fixture.client()
+        client.send(#"{"op":"subscribe","since":"snapshot"}"# + "\n")
+        let messages = try fixture.collect(client) { $0["type"] as? String == "end_of_snapshot" }
+        var rows: [String: [String: Any]] = [:]
+        for message in messages where message["type"] as? String == "row" {
+            if let id = message["id"] as? String { rows[id] = message["values"] as? [String: Any] }
+        }
+        #expect(rows.count == 6)
+        #expect(rows[shelf.id]?["books"] as? [String] == [books[2].id, books[0].id])
+        #expect(rows[empty.id]?["books"] as? [String] == [])
+        #expect(rows[tag.id]?["books"] as? [String] == [books[0].id, books[1].id].sorted())
+        #expect(rows[books[0].id]?["tags"] as? [String] == [tag.id])
+        #expect(rows[books[0].id]?["shelf"] as? String == shelf.id)
+        #expect(rows[books[1].id]?["shelf"] is NSNull)
+    }
 }

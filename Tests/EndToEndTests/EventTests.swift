@@ -19,6 +19,18 @@ struct EventFixture {
         _ = try SocketClient(path: daemon.socket)
     }
 
+    /// A fixture over a store of ``LibraryModel`` (ordered to-manys, a many-to-many) instead of the demo's.
+    init(library: Void) throws {
+        directory = try TemporaryDirectory()
+        shared = try SharedStore.createLibrary(in: directory)
+        daemon = try DaemonProcess(
+            database: shared.legacy.path,
+            directory: directory,
+            options: ["--model", directory.file("Library.contents")]
+        )
+        _ = try SocketClient(path: daemon.socket)
+    }
+
     func client() throws -> SocketClient { try SocketClient(path: daemon.socket) }
 
     func legacyInsert(_ title: String) throws -> Int64 {

@@ -124,4 +124,146 @@ import Testing
         }
         #expect(Self.check(messages, set) == 30)
     }
+
+    /// Relationship changes on both sides appear in the values: a to-one set and cleared (its target's
+    /// identity, then null), to-manys added to, removed from and reordered (their members' identities, in
+    /// the relationship's order when ordered, sorted otherwise). Each save waits for its events, so that
+    /// their values are their own.
+    @Test func relationshipChangesAppearInTheValuesOnBothSides() throws {
+        let fixture = try EventFixture(library: ())
+        let client = try fixture.client()
+        #expect(
+            try client.request(#"{"op":"subscribe","since":"now","values":true}"#)["type"] as? String == "subscribed"
+        )
+        /// The events of transaction `token`, by the object's legacy `Z_PK` or identity.
+        func events(_ token: Int64?) throws -> [[String: Any]] {
+            let token = try #require(token)
+            let messages = try fixture.collect(client) {
+                $0["type"] as? String == "event" && Int64($0["token"] as? Int ?? 0) == token
+                    && $0["index"] as? Int == ($0["count"] as? Int ?? 0) - 1
+            }
+            let own = messages.filter { $0["type"] as? String == "event" && Int64($0["token"] as? Int ?? 0) == token }
+            #expect(own.allSatisfy { $0["asOf"] == nil })
+            return own
+        }
+        func values(_ events: [[String: Any]], _ object: ObjectID) -> [String: Any] {
+            let event = events.first {
+                ($0["pk"] as? Int).map(Int64.init) == object.pk && $0["entity"] as? String == object.entity
+            }
+            return event?["values"] as? [String: Any] ?? [:]
+        }
+        func values(_ events: [[String: Any]], id: String?) -> [String: Any] {
+            events.first { $0["id"] as? String == id }?["values"] as? [String: Any] ?? [:]
+        }
+        let legacy = fixture.shared.legacy
+        let author = SaveMetadata(author: "old-app")
+        var shelf = ObjectID(entity: "Shelf", pk: 0)
+        var books: [ObjectID] = []
+        let created = try legacy.save(author) { save in
+            shelf = try save.insert("Shelf", ["label": .string("Fiction")])
+            books = try (1...3).map { try save.insert("Book", ["title": .string("Book \($0)")]) }
+        }
+        // These objects have no identity attribute: they have one once the bridge mirrored them.
+        _ = try events(created.token)
+        try fixture.waitUntilCaughtUp()
+        let reader = try fixture.client()
+        reader.send(#"{"op":"subscribe","since":\#(try #require(created.token) - 1)}"# + "\n")
+        let backlog = try fixture.collect(reader) { $0["type"] as? String == "end_of_backlog" }
+        func identity(_ object: ObjectID) -> String? {
+            backlog.first {
+                ($0["pk"] as? Int).map(Int64.init) == object.pk && $0["entity"] as? String == object.entity
+            }?[
+                "id"
+            ] as? String
+        }
+        let ids = books.map(identity)
+        let shelfID = try #require(identity(shelf))
+        #expect(ids.allSatisfy { $0 != nil })
+
+        let related = try legacy.save(author) { save in try save.add(shelf, to: "books", [books[0], books[1]]) }
+        let first = try events(related.token)
+        #expect(values(first, shelf)["books"] as? [String] == [ids[0], ids[1]].compactMap { $0 })
+        #expect(values(first, books[0])["shelf"] as? String == shelfID)
+        #expect(values(first, books[2]).isEmpty)
+
+        let reordered = try legacy.save(author) { save in
+            try save.setOrdered(shelf, "books", [books[1], books[0], books[2]])
+        }
+        let second = try events(reordered.token)
+        #expect(values(second, shelf)["books"] as? [String] == [ids[1], ids[0], ids[2]].compactMap { $0 })
+        #expect(values(second, books[2])["shelf"] as? String == shelfID)
+
+        let removed = try legacy.save(author) { save in try save.remove(shelf, from: "books", [books[0]]) }
+        let third = try events(removed.token)
+        #expect(values(third, shelf)["books"] as? [String] == [ids[1], ids[2]].compactMap { $0 })
+        #expect(values(third, books[0])["shelf"] is NSNull)
+
+        // The new side, once the bridge has mirrored the legacy saves.
+        try fixture.waitUntilCaughtUp()
+        let bookRefs = ids.map { ObjectRef(entity: "Book", id: $0 ?? "") }
+        let newAuthor = SaveMetadata(author: "new-app")
+        let moved = try fixture.shared.new.save(newAuthor) { save in
+            try save.setOrdered(ObjectRef(entity: "Shelf", id: shelfID), "books", [bookRefs[2], bookRefs[1]])
+        }
+        let fourth = try events(moved.token)
+        #expect(values(fourth, id: shelfID)["books"] as? [String] == [ids[2], ids[1]].compactMap { $0 })
+        var tag = ObjectRef(entity: "Tag", id: "")
+        let tagged = try fixture.shared.new.save(newAuthor) { save in
+            tag = try save.insert("Tag", id: nil, ["name": .string("classic")])
+            try save.add(tag, to: "books", [bookRefs[2], bookRefs[1]])
+        }
+        let fifth = try events(tagged.token)
+        #expect(values(fifth, id: tag.id)["books"] as? [String] == [ids[1], ids[2]].compactMap { $0 }.sorted())
+        #expect(values(fifth, id: ids[1])["tags"] as? [String] == [tag.id])
+        let untagged = try fixture.shared.new.save(newAuthor) { save in
+            try save.remove(tag, from: "books", [bookRefs[2]])
+        }
+        let sixth = try events(untagged.token)
+        #expect(values(sixth, id: tag.id)["books"] as? [String] == [ids[1]].compactMap { $0 })
+        #expect(values(sixth, id: ids[2])["tags"] as? [String] == [])
+    }
+
+    /// A to-many with more members than an event lists is sent as its count; one at the limit is listed.
+    @Test func aLargeToManyIsSentAsItsCount() throws {
+        let fixture = try EventFixture()
+        let client = try fixture.client()
+        #expect(
+            try client.request(#"{"op":"subscribe","since":"now","values":true,"entities":["Category"]}"#)["type"]
+                as? String == "subscribed"
+        )
+        let limit = 1_000
+        var categories: [ObjectID] = []
+        let saved = try fixture.shared.legacy.save(SaveMetadata(author: "old-app")) { save in
+            for (name, size) in [("listed", limit), ("counted", limit + 1)] {
+                let category = try save.insert(
+                    "Category",
+                    ["id": .uuid((0..<16).map { _ in UInt8.random(in: 0...255) }), "name": .string(name)]
+                )
+                categories.append(category)
+                for index in 0..<size {
+                    let task = try save.insert(
+                        "Task",
+                        [
+                            "id": .uuid((0..<16).map { _ in UInt8.random(in: 0...255) }),
+                            "title": .string("\(name) \(index)"), "createdAt": .date(0),
+                        ]
+                    )
+                    try save.setToOne(task, "category", category)
+                }
+            }
+        }
+        var inserts: [Int64: [String: Any]] = [:]
+        _ = try fixture.collect(client) { message in
+            if message["type"] as? String == "event", Int64(message["token"] as? Int ?? 0) == saved.token,
+                let pk = message["pk"] as? Int
+            {
+                inserts[Int64(pk)] = message["values"] as? [String: Any]
+            }
+            return inserts.count == 2
+        }
+        let listed = try #require(inserts[categories[0].pk]?["tasks"] as? [String])
+        #expect(listed.count == limit)
+        #expect(listed == listed.sorted())
+        #expect((inserts[categories[1].pk]?["tasks"] as? [String: Any])?["count"] as? Int == limit + 1)
+    }
 }

@@ -49,6 +49,14 @@ public final class NewStore {
         }
     }
 
+    /// The new store on an existing connection with a schema already derived (another store's): a second
+    /// view of one file, such as a reader's own snapshot.
+    public init(connection: Connection, schema: NewSchema) {
+        path = connection.path
+        self.connection = connection
+        self.schema = schema
+    }
+
     /// The model version identifiers the file's new schema is at (`coexist_schema_version`); nil when the
     /// file does not record one (no new schema yet, or one made before versions were recorded).
     public func storedVersion() throws(StoreError) -> [String]? {
