@@ -3,6 +3,13 @@ import CoexistHistory
 import CoexistProtocol
 import CoexistSQLite
 
+/// What a `"framing":"transaction"` message depends on besides the transaction: the filter set (by
+/// number) and whether it carries values.
+struct FramedMessage: Hashable {
+    var filter: Int
+    var values: Bool
+}
+
 /// Delivery: a catching-up subscriber's backlog (from the recent-events record or the history, in bounded
 /// steps) and the live events of every commit, in token order.
 extension EventServer {
@@ -117,8 +124,27 @@ extension EventServer {
                 if encode { recent.add(token: transaction.token, after: published, events: events) }
                 var batch: WireLine?
                 var passes: [Int: Bool] = [:]  // by filter: does every event of the transaction pass it?
+                // `"framing":"transaction"` messages, by filter set and values: one encoding each.
+                var framed: [FramedMessage: WireLine?] = [:]
                 for client in receivers {
                     guard let subscription = client.subscription, subscription.live else { continue }
+                    if subscription.transactions, subscription.filter >= 0 {
+                        let key = FramedMessage(filter: subscription.filter, values: subscription.values)
+                        let message: WireLine?
+                        if let known = framed[key] {
+                            message = known
+                        } else {
+                            message = WireLine(
+                                transaction: events.filter { matches($0, subscription) },
+                                values: subscription.values
+                            )
+                            framed[key] = message
+                        }
+                        if message.map({ deliver($0, to: client) }) ?? true {
+                            client.subscription?.position = transaction.token
+                        }
+                        continue
+                    }
                     var whole = false
                     if events.count > 1 && !subscription.values && !subscription.transactions
                         && subscription.filter >= 0

@@ -48,6 +48,10 @@ import Testing
         }
         let perChange = try subscribe(#","values":true"#)
         let perTransaction = try subscribe(#","values":true,"framing":"transaction""#)
+        // Subscribers with the same filters share one encoding of each transaction; without values, another.
+        let alike = try subscribe(#","values":true,"framing":"transaction""#)
+        let plain = try subscribe(#","framing":"transaction""#)
+        let plainPerChange = try subscribe("")
         let filtered = try subscribe(#","entities":["Category"],"framing":"transaction""#)
         let filteredPerChange = try subscribe(#","entities":["Category"]"#)
         #expect(try fixture.client().request(#"{"op":"subscribe","framing":"pages"}"#)["code"] != nil)
@@ -84,6 +88,10 @@ import Testing
         let expected = Self.changes(try read(perChange, through: lastTask))
         #expect(expected.count == 5 * 4 + 1)  // a category and its three tasks, five times; one task
         #expect(Self.changes(try read(perTransaction, through: lastTask)) == expected)
+        #expect(Self.changes(try read(alike, through: lastTask)) == expected)
+        let plainExpected = Self.changes(try read(plainPerChange, through: lastTask))
+        #expect(plainExpected.count == expected.count && plainExpected != expected)
+        #expect(Self.changes(try read(plain, through: lastTask)) == plainExpected)
         let categories = Self.changes(try read(filteredPerChange, through: last))
         #expect(categories.count == 5)
         #expect(Self.changes(try read(filtered, through: last)) == categories)
