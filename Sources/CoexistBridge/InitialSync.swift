@@ -135,6 +135,7 @@ extension SyncEngine {
                 let keys = try chunkKeys(legacyTable: legacy.schema?.entities[root.name]?.table, after: state.after)
                 try new.save(metadata) { save in
                     save.enforcesMandatoryValues = false
+                    save.recordsValues = false
                     var context = LegacyToNew.Context(engine: self, save: save)
                     for (pk, entity) in keys {
                         let id = ObjectID(entity: entity, pk: pk)

@@ -75,6 +75,7 @@ struct LegacyToNew {
         var plan = plan
         return try engine.new.save(metadata) { save in
             save.enforcesMandatoryValues = false
+            save.recordsValues = false
             var context = Context(engine: engine, save: save)
             context.recreates = repairing
             for change in plan.deletes { try delete(change, &context) }

@@ -36,7 +36,9 @@ public final class EventSource {
     /// A source over the bridge's database.
     public init(engine: SyncEngine) throws {
         self.engine = engine
-        reader = try HistoryReader(connection: engine.connection, decoder: StoreChangeDecoder(store: engine.legacy))
+        var reader = try HistoryReader(connection: engine.connection, decoder: StoreChangeDecoder(store: engine.legacy))
+        reader.readsRecordedValues = true
+        self.reader = reader
     }
 
     /// The highest token committed.
@@ -101,8 +103,9 @@ public final class EventSource {
             )
             var withValues: WireLine?
             if values {
+                let recorded = change.side == .new ? change.recordedValues.map { eventValues($0, change) } : nil
                 let own =
-                    snapshot == transaction.token || change.type == .delete
+                    recorded != nil || snapshot == transaction.token || change.type == .delete
                     || unchangedSince?(ChangedObject(change)) == true
                 withValues = WireLine(
                     line(
@@ -111,7 +114,7 @@ public final class EventSource {
                         index: index,
                         id: id,
                         pk: pk,
-                        values: try currentValues(change, id: id),
+                        values: try recorded ?? currentValues(change, id: id),
                         asOf: own ? nil : snapshot
                     ),
                     token: transaction.token
@@ -142,13 +145,24 @@ public final class EventSource {
         return UUIDText.text(bytes)
     }
 
-    /// The most members a to-many's value lists; a larger one is sent as `{"count":N}`.
-    public static let maxListedMembers = 1_000
+    /// What a new-side change recorded in the history, as event values: its own, whenever it is read.
+    private func eventValues(_ recorded: RecordedValues, _ change: HistoryChange) -> [String: EventValue] {
+        var values = recorded.values.mapValues { EventValue.attribute($0) }
+        let ordered = Set(
+            (change.entity.flatMap(engine.new.model.entity(named:)).map(engine.new.model.allRelationships(of:)) ?? [])
+                .filter(\.isOrdered).map(\.name)
+        )
+        for (name, members) in recorded.members {
+            values[name] = .members(members, ordered: ordered.contains(name))
+        }
+        for (name, count) in recorded.counts { values[name] = .memberCount(count) }
+        return values
+    }
 
     /// The object's values now: all attributes, to-ones and to-manys for inserts, the changed ones for
     /// updates, the tombstone for deletes. A to-one's value is its target's identity (the UUID both schemas
     /// share; null when unset or not known yet); a to-many's, its members' identities (in order when
-    /// ordered, else sorted), or their count beyond ``maxListedMembers``. A Core Data update's bitmap may
+    /// ordered, else sorted), or their count beyond ``RecordedValues/maxListedMembers``. A Core Data update's bitmap may
     /// name the wrong to-many of an entity that has several (their bit order is not derivable from the
     /// model), so when it names any, every to-many of the object is sent.
     private func currentValues(_ change: HistoryChange, id: String?) throws -> [String: EventValue] {
@@ -179,7 +193,7 @@ public final class EventSource {
             for relationship in toManys {
                 let members = try engine.legacy.related(objectID, relationship.name)
                 values[relationship.name] =
-                    members.count > Self.maxListedMembers
+                    members.count > RecordedValues.maxListedMembers
                     ? .memberCount(members.count)
                     : .members(
                         try members.map { try engine.identity(ofLegacy: $0.entity, pk: $0.pk) },
@@ -199,7 +213,7 @@ public final class EventSource {
             for relationship in toManys {
                 let members = try engine.new.related(ref, relationship.name)
                 values[relationship.name] =
-                    members.count > Self.maxListedMembers
+                    members.count > RecordedValues.maxListedMembers
                     ? .memberCount(members.count) : .members(members.map(\.id), ordered: relationship.isOrdered)
             }
         }

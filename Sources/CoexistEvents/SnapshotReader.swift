@@ -1,4 +1,5 @@
 import CoexistBridge
+import CoexistHistory
 import CoexistModel
 import CoexistProtocol
 import CoexistSQLite
@@ -221,7 +222,7 @@ final class SnapshotReader {
                 writer.key(relationship.name)
                 let targets = members[row.ref.entity]?[relationship.name]?[row.ref.id] ?? []
                 let value =
-                    targets.count > EventSource.maxListedMembers
+                    targets.count > RecordedValues.maxListedMembers
                     ? EventValue.memberCount(targets.count)
                     : EventValue.members(targets.map(\.id), ordered: relationship.ordered)
                 value.write(&writer)

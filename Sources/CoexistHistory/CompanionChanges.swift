@@ -10,7 +10,9 @@ import FoundationEssentials
 /// tables do not hold. Core Data itself writes transactions without changes, so such rows are harmless to it.
 /// Columns: `id` (strictly increasing), `token`, `type` (0 insert, 1 update, 2 delete), `entity` (model
 /// name), `object_id` (identity), `properties` (JSON array of changed property names, updates only),
-/// `tombstone` (JSON object of preserved values, deletes only, in ``AttributeValue``'s tagged form).
+/// `tombstone` (JSON object of preserved values, deletes only, in ``AttributeValue``'s tagged form),
+/// `vals` (``RecordedValues`` as JSON, inserts and updates; NULL in rows written before the column existed,
+/// which ``ensure(_:)`` adds to older files).
 public enum CompanionChanges {
     /// The table's DDL.
     public static let createStatements = [
@@ -22,16 +24,30 @@ public enum CompanionChanges {
             entity TEXT NOT NULL,
             object_id TEXT NOT NULL,
             properties TEXT,
-            tombstone TEXT
+            tombstone TEXT,
+            vals TEXT
         ) STRICT
         """,
         "CREATE INDEX IF NOT EXISTS coexist_change_token ON coexist_change (token)",
     ]
 
-    /// Creates the table when absent (inside the caller's transaction).
+    /// Creates the table when absent, and adds `vals` to a table made before it existed (inside the
+    /// caller's transaction).
     public static func ensure(_ connection: Connection) throws {
         try connection.schemaDependent("CompanionChanges.ensure") { () throws(SQLiteError) in
             for statement in createStatements { try connection.execute(statement) }
+            if try !recordsValues(connection) {
+                try connection.execute("ALTER TABLE coexist_change ADD COLUMN vals TEXT")
+            }
+        }
+    }
+
+    /// Whether the file's `coexist_change` has the `vals` column (false without the table).
+    public static func recordsValues(_ connection: Connection) throws(SQLiteError) -> Bool {
+        try connection.schemaDependent("CompanionChanges.recordsValues") { () throws(SQLiteError) in
+            try connection.scalar(
+                "SELECT count(*) FROM pragma_table_info('coexist_change') WHERE name = 'vals'"
+            ).integerValue == 1
         }
     }
 
@@ -42,6 +58,8 @@ public enum CompanionChanges {
         public var objectID: String
         public var properties: [String]
         public var tombstone: [String: AttributeValue]
+        /// What an insert or update set (nil: not recorded).
+        public var values: RecordedValues?
 
         /// Creates an entry.
         public init(
@@ -49,13 +67,15 @@ public enum CompanionChanges {
             entity: String,
             objectID: String,
             properties: [String] = [],
-            tombstone: [String: AttributeValue] = [:]
+            tombstone: [String: AttributeValue] = [:],
+            values: RecordedValues? = nil
         ) {
             self.type = type
             self.entity = entity
             self.objectID = objectID
             self.properties = properties
             self.tombstone = tombstone
+            self.values = values
         }
     }
 
@@ -67,10 +87,13 @@ public enum CompanionChanges {
     public static func write(_ entries: [Entry], token: Int64, connection: Connection) throws -> [HistoryChange] {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
-        let texts = try entries.map { entry -> (properties: String?, tombstone: String?) in
-            (
-                entry.type == .update ? String(decoding: try encoder.encode(entry.properties), as: UTF8.self) : nil,
-                entry.type == .delete ? String(decoding: try encoder.encode(entry.tombstone), as: UTF8.self) : nil
+        let texts = try entries.map { entry -> Texts in
+            Texts(
+                properties: entry.type == .update
+                    ? String(decoding: try encoder.encode(entry.properties), as: UTF8.self) : nil,
+                tombstone: entry.type == .delete
+                    ? String(decoding: try encoder.encode(entry.tombstone), as: UTF8.self) : nil,
+                values: entry.values?.json
             )
         }
         var ids: [Int64] = []
@@ -80,11 +103,14 @@ public enum CompanionChanges {
         if ids.isEmpty {
             for (entry, text) in zip(entries, texts) {
                 try connection.run(
-                    "INSERT INTO coexist_change (token, type, entity, object_id, properties, tombstone) VALUES (?, ?, ?, ?, ?, ?)",
+                    """
+                    INSERT INTO coexist_change (token, type, entity, object_id, properties, tombstone, vals)
+                    VALUES (?, ?, ?, ?, ?, ?, ?)
+                    """,
                     [
                         .integer(token), .integer(Int64(entry.type.rawValue)), .text(entry.entity),
                         .text(entry.objectID), text.properties.map { .text($0) } ?? .null,
-                        text.tombstone.map { .text($0) } ?? .null,
+                        text.tombstone.map { .text($0) } ?? .null, text.values.map { .text($0) } ?? .null,
                     ]
                 )
                 ids.append(connection.lastInsertRowID)
@@ -98,15 +124,23 @@ public enum CompanionChanges {
                 entity: entry.entity,
                 objectID: entry.objectID,
                 properties: entry.type == .update ? entry.properties : nil,
-                tombstone: entry.tombstone
+                tombstone: entry.tombstone,
+                recordedValues: entry.values
             )
         }
+    }
+
+    /// An entry's column texts.
+    private struct Texts {
+        var properties: String?
+        var tombstone: String?
+        var values: String?
     }
 
     /// The set-based write; the ids of the rows, or none (and no row) when they are not consecutive.
     private static func writeAtOnce(
         _ entries: [Entry],
-        _ texts: [(properties: String?, tombstone: String?)],
+        _ texts: [Texts],
         token: Int64,
         connection: Connection
     ) throws -> [Int64] {
@@ -115,14 +149,16 @@ public enum CompanionChanges {
             if index > 0 { json += "," }
             json += "[\(entry.type.rawValue),\(JSONText.string(entry.entity)),\(JSONText.string(entry.objectID)),"
             json += (text.properties.map(JSONText.string) ?? "null") + ","
-            json += (text.tombstone.map(JSONText.string) ?? "null") + "]"
+            json += (text.tombstone.map(JSONText.string) ?? "null") + ","
+            json += (text.values.map(JSONText.string) ?? "null") + "]"
         }
         json += "]"
         let largest = try connection.scalar("SELECT max(id) FROM coexist_change").integerValue ?? 0
         try connection.run(
             """
-            INSERT INTO coexist_change (token, type, entity, object_id, properties, tombstone)
-            SELECT ?1, value ->> 0, value ->> 1, value ->> 2, value ->> 3, value ->> 4 FROM json_each(?2) ORDER BY key
+            INSERT INTO coexist_change (token, type, entity, object_id, properties, tombstone, vals)
+            SELECT ?1, value ->> 0, value ->> 1, value ->> 2, value ->> 3, value ->> 4, value ->> 5
+            FROM json_each(?2) ORDER BY key
             """,
             [.integer(token), .text(json)]
         )
@@ -134,7 +170,8 @@ public enum CompanionChanges {
         return (0..<Int64(entries.count)).map { largest + 1 + $0 }
     }
 
-    /// Decodes one `coexist_change` row selected as `id, token, type, entity, object_id, properties, tombstone`.
+    /// Decodes one `coexist_change` row selected as `id, token, type, entity, object_id, properties, tombstone`
+    /// and, when the table has it, `vals`.
     static func decode(_ row: Row) -> HistoryChange {
         let decoder = JSONDecoder()
         let properties = row[5].textValue.flatMap { try? decoder.decode([String].self, from: Data($0.utf8)) }
@@ -148,7 +185,9 @@ public enum CompanionChanges {
             entity: row[3].textValue,
             objectID: row[4].textValue,
             properties: properties,
-            tombstone: tombstone ?? [:]
+            tombstone: tombstone ?? [:],
+            recordedValues: row.count > 7
+                ? row[7].textValue.flatMap { try? decoder.decode(RecordedValues.self, from: Data($0.utf8)) } : nil
         )
     }
 }

@@ -44,9 +44,11 @@ public enum HistoryArchive {
         /// Legacy: `ZCOLUMNS` in base64, and the `ZTOMBSTONEn` values in column order.
         public var columns: String?
         public var tombstoneColumns: [Value]?
-        /// New side: the stored texts of `coexist_change.properties` and `.tombstone`.
+        /// New side: the stored texts of `coexist_change.properties`, `.tombstone` and `.vals` (the last
+        /// absent from archives of files that did not record values).
         public var storedProperties: String?
         public var storedTombstone: String?
+        public var storedValues: String?
     }
 
     /// A JSON scalar as read back: what ``JSONAttributeValue`` writes (numbers, text, booleans, null).
@@ -209,12 +211,13 @@ public enum HistoryArchive {
                 rawTombstones[row[0].integerValue ?? 0] = values
             }
         }
-        var stored: [Int64: (String?, String?)] = [:]
+        var stored: [Int64: (String?, String?, String?)] = [:]
         if try connection.tableExists("coexist_change") {
+            let values = try CompanionChanges.recordsValues(connection) ? "vals" : "NULL"
             try connection.forEachRow(
-                "SELECT id, properties, tombstone FROM coexist_change WHERE token BETWEEN ? AND ?",
+                "SELECT id, properties, tombstone, \(values) FROM coexist_change WHERE token BETWEEN ? AND ?",
                 [.integer(first), .integer(last)]
-            ) { row in stored[row[0].integerValue ?? 0] = (row[1].textValue, row[2].textValue) }
+            ) { row in stored[row[0].integerValue ?? 0] = (row[1].textValue, row[2].textValue, row[3].textValue) }
         }
         return transactions.map { transaction in
             Transaction(
@@ -240,7 +243,8 @@ public enum HistoryArchive {
                         columns: legacy ? change.columns.map(Base64.encode) : nil,
                         tombstoneColumns: legacy && change.type == .delete ? rawTombstones[change.changeID] : nil,
                         storedProperties: legacy ? nil : stored[change.changeID]?.0,
-                        storedTombstone: legacy ? nil : stored[change.changeID]?.1
+                        storedTombstone: legacy ? nil : stored[change.changeID]?.1,
+                        storedValues: legacy ? nil : stored[change.changeID]?.2
                     )
                 }
             )
@@ -374,11 +378,15 @@ public enum HistoryArchive {
             }
             try CompanionChanges.ensure(connection)
             try connection.run(
-                "INSERT INTO coexist_change (token, type, entity, object_id, properties, tombstone) VALUES (?, ?, ?, ?, ?, ?)",
+                """
+                INSERT INTO coexist_change (token, type, entity, object_id, properties, tombstone, vals)
+                VALUES (?, ?, ?, ?, ?, ?, ?)
+                """,
                 [
                     .integer(token), .integer(Int64(type.rawValue)), .text(entity), .text(id),
                     change.storedProperties.map { .text($0) } ?? .null,
                     change.storedTombstone.map { .text($0) } ?? .null,
+                    change.storedValues.map { .text($0) } ?? .null,
                 ]
             )
         }

@@ -42,6 +42,9 @@ public struct HistoryReader {
     let decoder: any LegacyChangeDecoding
     let tombstoneColumns: [String]
     let hasCompanion: Bool
+    /// Whether new-schema changes come with their ``HistoryChange/recordedValues`` (decoded JSON: only
+    /// for readers that use them).
+    public var readsRecordedValues = false
 
     /// A reader over `connection`, decoding legacy changes with `decoder`. Throws when the database has no
     /// history tables.
@@ -124,9 +127,10 @@ public struct HistoryReader {
             changesByToken[row[1].integerValue ?? 0, default: []].append(decodeLegacy(row))
         }
         if hasCompanion {
+            let values = try readsRecordedValues && CompanionChanges.recordsValues(connection) ? ", vals" : ""
             try connection.forEachRow(
                 """
-                SELECT id, token, type, entity, object_id, properties, tombstone
+                SELECT id, token, type, entity, object_id, properties, tombstone\(values)
                 FROM coexist_change WHERE token \(tokens) ORDER BY id
                 """,
                 dense ? Array(tokenArguments.prefix(2)) : tokenArguments

@@ -101,6 +101,8 @@ public struct HistoryChange: Sendable, Hashable {
     public var columns: [UInt8]?
     /// For deletes: preserved attribute values by name.
     public var tombstone: [String: AttributeValue]
+    /// New schema, inserts and updates: what the change set, as of its commit (nil when not recorded).
+    public var recordedValues: RecordedValues?
 
     /// Creates a change.
     public init(
@@ -113,7 +115,8 @@ public struct HistoryChange: Sendable, Hashable {
         objectID: String? = nil,
         properties: [String]? = nil,
         columns: [UInt8]? = nil,
-        tombstone: [String: AttributeValue] = [:]
+        tombstone: [String: AttributeValue] = [:],
+        recordedValues: RecordedValues? = nil
     ) {
         self.changeID = changeID
         self.side = side
@@ -125,5 +128,6 @@ public struct HistoryChange: Sendable, Hashable {
         self.properties = properties
         self.columns = columns
         self.tombstone = tombstone
+        self.recordedValues = recordedValues
     }
 }

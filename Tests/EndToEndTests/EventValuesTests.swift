@@ -266,4 +266,38 @@ import Testing
         #expect(listed == listed.sorted())
         #expect((inserts[categories[1].pk]?["tasks"] as? [String: Any])?["count"] as? Int == limit + 1)
     }
+
+    /// New-side commits record their values in the history: their events, read however late, carry their
+    /// own values and no `asOf`.
+    @Test func newSideEventsCarryTheValuesTheirCommitRecorded() throws {
+        let fixture = try EventFixture()
+        var task = ObjectRef(entity: "Task", id: "")
+        var set: [Int64: Int64] = [:]
+        let created = try fixture.shared.new.save(SaveMetadata(author: "new-app")) { save in
+            task = try save.insert("Task", id: nil, ["title": .string("watched"), "createdAt": .date(0)])
+        }
+        for value in Int64(1)...3 {
+            let saved = try fixture.shared.new.save(SaveMetadata(author: "new-app")) { save in
+                try save.update(task, ["priority": .integer(value)])
+            }
+            set[try #require(saved.token)] = value
+        }
+        try fixture.waitUntilCaughtUp()
+        let client = try fixture.client()
+        client.send(#"{"op":"subscribe","since":\#(try #require(created.token) - 1),"values":true}"# + "\n")
+        let messages = try fixture.collect(client) { $0["type"] as? String == "end_of_backlog" }
+        let newEvents = messages.filter { $0["type"] as? String == "event" && $0["side"] as? String == "new" }
+        #expect(newEvents.count == 4)
+        for event in newEvents {
+            #expect(event["asOf"] == nil, "\(event)")
+            let values = event["values"] as? [String: Any] ?? [:]
+            if let own = set[Int64(event["token"] as? Int ?? 0)] {
+                #expect((values["priority"] as? Int).map(Int64.init) == own)
+                #expect(Array(values.keys) == ["priority"])
+            }
+        }
+        let insert = try #require(newEvents.first { Int64($0["token"] as? Int ?? 0) == created.token })
+        #expect((insert["values"] as? [String: Any])?["title"] as? String == "watched")
+        #expect((insert["values"] as? [String: Any])?["priority"] as? Int == 0)
+    }
 }

@@ -18,4 +18,21 @@ public enum JSONText {
         }
         return output + "\""
     }
+
+    /// Appends `text` as a JSON string to `output` (UTF-8), escaped as ``string(_:)`` escapes it.
+    public static func append(_ text: String, to output: inout [UInt8]) {
+        output.append(UInt8(ascii: "\""))
+        for byte in text.utf8 {
+            switch byte {
+            case UInt8(ascii: "\""): output += [UInt8(ascii: "\\"), UInt8(ascii: "\"")]
+            case UInt8(ascii: "\\"): output += [UInt8(ascii: "\\"), UInt8(ascii: "\\")]
+            case 0..<0x20:
+                let digits = Array("0123456789abcdef".utf8)
+                output += Array("\\u00".utf8)
+                output += [digits[Int(byte >> 4)], digits[Int(byte & 0x0F)]]
+            default: output.append(byte)
+            }
+        }
+        output.append(UInt8(ascii: "\""))
+    }
 }

@@ -145,3 +145,55 @@ public enum UUIDText {
         }
     }
 }
+
+extension AttributeValue {
+    /// Appends the value in its self-describing JSON form (what `Codable` writes, read back by it) to
+    /// `output`, built directly: for writers of many values, where an encoder per value would cost more
+    /// than the write itself.
+    public func appendTaggedJSON(to output: inout [UInt8]) {
+        func tag(_ name: String) { output += Array("{\"\(name)\":".utf8) }
+        func number(_ value: Double) {
+            let text = value.isNaN ? "\"nan\"" : value.isInfinite ? (value > 0 ? "\"inf\"" : "\"-inf\"") : "\(value)"
+            output += Array(text.utf8)
+        }
+        switch self {
+        case .null:
+            output += Array("null".utf8)
+            return
+        case .integer(let value):
+            tag("integer")
+            output += Array(String(value).utf8)
+        case .boolean(let flag):
+            tag("boolean")
+            output += Array((flag ? "true" : "false").utf8)
+        case .double(let value):
+            tag("double")
+            number(value)
+        case .date(let value):
+            tag("date")
+            number(value)
+        case .decimal(let text):
+            tag("decimal")
+            JSONText.append(text, to: &output)
+        case .string(let text):
+            tag("string")
+            JSONText.append(text, to: &output)
+        case .uuid:
+            tag("uuid")
+            JSONText.append(uuidString ?? "", to: &output)
+        case .uri(let text):
+            tag("uri")
+            JSONText.append(text, to: &output)
+        case .binary(let bytes):
+            tag("binary")
+            JSONText.append(Base64.encode(bytes), to: &output)
+        case .transformable(let bytes):
+            tag("transformable")
+            JSONText.append(Base64.encode(bytes), to: &output)
+        case .externalReference(let bytes):
+            tag("externalReference")
+            JSONText.append(Base64.encode(bytes), to: &output)
+        }
+        output.append(UInt8(ascii: "}"))
+    }
+}

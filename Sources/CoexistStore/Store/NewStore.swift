@@ -18,6 +18,8 @@ public final class NewStore {
     var insertStatements: [String: String] = [:]
     /// What a row of each entity decodes (``ReadPlan``), by entity name, worked out on first use.
     var readPlans: [String: ReadPlan] = [:]
+    /// How a save reads back the values it records, by entity name (``NewSave/recordedValues(_:)``).
+    var recordingLayouts: [String: RecordingLayout] = [:]
     /// The model.
     public var model: Model { schema.model }
 

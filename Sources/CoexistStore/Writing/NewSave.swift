@@ -22,6 +22,11 @@ public final class NewSave {
     /// Whether a non-optional attribute must have a value (true). The bridge turns this off: it copies
     /// what the other side holds, and real Core Data stores do hold NULL in non-optional columns.
     public var enforcesMandatoryValues = true
+    /// Whether the save records what its inserts and updates set in the history (`coexist_change.vals`),
+    /// making their events exact however late they are read (true). The bridge turns this off for its
+    /// copies: reading them back costs about a third of its mirroring rate, and a mirror's event can say
+    /// which token its values are from instead.
+    public var recordsValues = true
 
     init(store: NewStore) { self.store = store }
 

@@ -33,6 +33,10 @@ extension NewStore {
 extension NewSave {
     func finish(metadata: SaveMetadata, timestamp: Double) throws -> NewSaveResult {
         ledger.finish()
+        guard ledger.order.contains(where: { pending[$0] != nil }) else {
+            return NewSaveResult(token: nil, changes: [])
+        }
+        let values = recordsValues ? try recordedValues(ledger.order) : [:]
         let entries = ledger.order.compactMap { ref -> CompanionChanges.Entry? in
             guard let entry = pending[ref] else { return nil }
             return CompanionChanges.Entry(
@@ -40,10 +44,10 @@ extension NewSave {
                 entity: ref.entity,
                 objectID: ref.id,
                 properties: entry.properties,
-                tombstone: entry.tombstone ?? [:]
+                tombstone: entry.tombstone ?? [:],
+                values: values[ref]
             )
         }
-        guard !entries.isEmpty else { return NewSaveResult(token: nil, changes: []) }
         try HistoryTables.ensure(connection, tombstones: 0)
         try CompanionChanges.ensure(connection)
         let keys = KeyAllocator(connection: connection)

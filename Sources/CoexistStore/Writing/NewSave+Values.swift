@@ -1,0 +1,89 @@
+import CoexistHistory
+import CoexistModel
+import CoexistSQLite
+
+/// The values a save records with its changes (`coexist_change.vals`), read back from the tables inside the
+/// save's own transaction: exactly what it committed, whichever way the rows were written (one by one, or a
+/// set-based copy noted with ``NewSave/noteInserted(_:)``).
+extension NewSave {
+    /// A binary attribute longer than this is not copied into the history: the change records no values
+    /// then, and its event reads them from the tables (saying from which token when that is later).
+    static let largestRecordedBinary = 4_096
+
+    /// What each insert (every attribute and relationship) and update (the changed ones) of `refs` set:
+    /// a query per table and chunk of 512 objects, and one per to-many and chunk.
+    func recordedValues(_ refs: [ObjectRef]) throws -> [ObjectRef: RecordedValues] {
+        var wanted: [ObjectRef: Set<String>?] = [:]
+        for ref in refs {
+            switch pending[ref]?.type {
+            case .insert?: wanted[ref] = .some(nil)
+            case .update?: wanted[ref] = .some(Set(pending[ref]?.properties ?? []))
+            default: continue
+            }
+        }
+        guard !wanted.isEmpty else { return [:] }
+        var recorded: [ObjectRef: RecordedValues] = [:]
+        var tooLarge: Set<ObjectRef> = []
+        try store.forEachRow(of: Array(wanted.keys)) { ref, row in
+            guard let names = wanted[ref] else { return }
+            let layout = try store.recordingLayouts[ref.entity] ?? recordingLayout(ref.entity, row)
+            store.recordingLayouts[ref.entity] = layout
+            var values = RecordedValues()
+            for (name, value) in zip(layout.decoder.attributeNames, try layout.decoder.attributes(of: row, id: ref.id))
+            where names?.contains(name) ?? true {
+                if case .binary(let bytes) = value, bytes.count > Self.largestRecordedBinary { tooLarge.insert(ref) }
+                values.values[name] = value
+            }
+            for (name, position) in layout.toOnes where names?.contains(name) ?? true {
+                values.values[name] = row[position].textValue.map { .string($0) } ?? .null
+            }
+            recorded[ref] = values
+        }
+        try recordToManys(wanted, into: &recorded)
+        for ref in tooLarge { recorded[ref] = nil }
+        return recorded
+    }
+
+    /// How the rows of `entity` that ``NewStore/forEachRow(of:_:)`` reads (`row` is one) decode: its
+    /// attributes, and its to-ones' key columns.
+    private func recordingLayout(_ entity: String, _ row: Row) throws -> RecordingLayout {
+        let (_, mapping) = try resolve(ObjectRef(entity: entity, id: ""))
+        var positions: [String: Int] = [:]
+        for index in 0..<row.count where positions[row.name(index)] == nil { positions[row.name(index)] = index }
+        let toOnes = mapping.properties.sorted { $0.key < $1.key }.compactMap { name, storage -> (String, Int)? in
+            guard case .toOne(let column, _) = storage, let position = positions[column] else { return nil }
+            return (name, position)
+        }
+        return RecordingLayout(decoder: try store.rowDecoder(for: entity, columnsOf: row), toOnes: toOnes)
+    }
+
+    /// Adds the wanted to-manys' members (by entity, relationship and chunk of owners).
+    private func recordToManys(
+        _ wanted: [ObjectRef: Set<String>?],
+        into recorded: inout [ObjectRef: RecordedValues]
+    )
+        throws
+    {
+        var owners: [String: [ObjectRef]] = [:]
+        for ref in wanted.keys where recorded[ref] != nil { owners[ref.entity, default: []].append(ref) }
+        for (entityName, refs) in owners.sorted(by: { $0.key < $1.key }) {
+            let (entity, _) = try resolve(ObjectRef(entity: entityName, id: ""))
+            for relationship in model.allRelationships(of: entity)
+            where relationship.isToMany && !relationship.isTransient {
+                let holders = refs.filter { wanted[$0]??.contains(relationship.name) ?? true }
+                guard !holders.isEmpty else { continue }
+                let members = try store.related(holders, relationship.name)
+                for ref in holders {
+                    recorded[ref]?.setMembers(relationship.name, (members[ref.id] ?? []).map(\.id))
+                }
+            }
+        }
+    }
+}
+
+/// How a save reads back one entity's rows to record their values: the attributes' decoder, and the
+/// to-ones' key columns by position.
+struct RecordingLayout {
+    var decoder: RowDecoder
+    var toOnes: [(name: String, position: Int)]
+}
