@@ -9,7 +9,10 @@ extension EventServer {
         switch EventRequest.decode(line) {
         case .success(let decoded): request = decoded
         case .failure(let error):
+            let outer = replyingTo
+            replyingTo = EventRequest.salvagedID(line).map { (ObjectIdentifier(client), $0) }
             fail(client, error)
+            replyingTo = outer
             return
         }
         let outer = replyingTo

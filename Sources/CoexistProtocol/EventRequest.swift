@@ -227,6 +227,13 @@ public struct EventRequest: Decodable, Sendable {
     /// The request as text without its newline (for line clients that add it).
     public var text: String { String(decoding: line.dropLast(), as: UTF8.self) }
 
+    /// The id of a request line that does not decode as a request (a field of the wrong type, no `op`), when
+    /// the line is a JSON object whose `id` is one: so that the error names the request it answers.
+    public static func salvagedID(_ line: [UInt8]) -> RequestID? {
+        struct IDOnly: Decodable { var id: RequestID? }
+        return (try? JSONDecoder().decode(IDOnly.self, from: Data(line)))?.id
+    }
+
     /// Decodes one request line; the error says what is wrong, for the client.
     public static func decode(_ line: [UInt8]) -> Result<EventRequest, EventError> {
         guard String(validating: line, as: UTF8.self) != nil else {

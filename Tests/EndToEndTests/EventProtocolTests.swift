@@ -22,6 +22,18 @@ import Testing
         #expect(try client.request(#"{"op":"ping","id":{"nested":1}}"#)["code"] as? String == "invalid_request")
         let long = String(repeating: "x", count: 201)
         #expect(try client.request(#"{"op":"ping","id":"\#(long)"}"#)["code"] as? String == "invalid_request")
+        // A request that does not decode still gets its id back when the id itself is readable (another
+        // connection: errors are counted per connection).
+        let other = try fixture.client()
+        let badField = try other.request(#"{"op":"subscribe","since":-5,"id":"b"}"#)
+        #expect(badField["code"] as? String == "invalid_request")
+        #expect(badField["id"] as? String == "b")
+        let noOp = try other.request(#"{"id":9}"#)
+        #expect(noOp["code"] as? String == "invalid_request")
+        #expect(noOp["id"] as? Int == 9)
+        let broken = try other.request(#"{"id":9,"op":"#)
+        #expect(broken["code"] as? String == "invalid_json")
+        #expect(broken["id"] == nil)
 
         // Deferred replies carry theirs too: a wait answered later, an ack answered once durable.
         let token = try fixture.legacyInsert("waited")
