@@ -118,6 +118,11 @@ extension DaemonConfiguration {
             entry throws(ConfigError) in
             try entry.duration(in: 100_000_000...3_600_000_000_000, "from 100ms to 1h")
         },
+        ConfigKey("snapshot-max-duration", reloadable: true, \.limits.snapshotMaxDuration, "a snapshot's longest read")
+        {
+            entry throws(ConfigError) in
+            try entry.duration(in: 1_000_000_000...86_400_000_000_000, "from 1s to 24h")
+        },
         ConfigKey("queue-limit", reloadable: true, \.limits.queueLimit, "events queued per subscriber") {
             entry throws(ConfigError) in try entry.integer(in: 16...10_000_000)
         },

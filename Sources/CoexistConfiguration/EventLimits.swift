@@ -18,6 +18,10 @@ public struct EventLimits: Sendable {
     /// Bytes queued for all connections together (a message shared by N subscribers counts N times);
     /// the connection whose message would pass it is treated as over its own budget.
     public var totalQueueBytes = 1 << 30
+    /// A snapshot subscription's rows must all be read within this time (nanoseconds) from the start of its
+    /// read transaction, which holds checkpoints back (the WAL grows meanwhile); past it, the snapshot
+    /// ends with `snapshot_unavailable`.
+    public var snapshotMaxDuration: UInt64 = 30 * 60 * 1_000_000_000
     /// `wait` requests one connection may have pending.
     public var maxPendingRequests = 1_024
     /// Durable consumers (named subscriptions) heard from within `consumerExpiry`; a new name beyond

@@ -29,6 +29,14 @@ extension EventServer {
                 }
                 return
             }
+            snapshot.startedAt = now
+        }
+        if now > snapshot.startedAt + limits.snapshotMaxDuration {
+            endSnapshot(
+                client,
+                "the snapshot was not read within snapshot-max-duration (\(limits.snapshotMaxDuration / 1_000_000_000) s)"
+            )
+            return
         }
         // A reader that takes nothing for as long as a request may take ends it: the read transaction holds
         // back checkpoints.

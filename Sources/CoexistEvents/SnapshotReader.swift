@@ -55,6 +55,8 @@ final class SnapshotReader {
     private(set) var rows = 0
     /// When the snapshot gives up waiting for the schemas to agree (monotonic ns).
     let deadline: UInt64
+    /// When its read transaction started (monotonic ns; 0 before).
+    var startedAt: UInt64 = 0
     /// The subscriber's bytes written when last looked at, and when they last moved (monotonic ns).
     var writtenAtCheck = -1
     var progressAt: UInt64 = 0

@@ -171,4 +171,38 @@ import Testing
         #expect(rows[books[0].id]?["shelf"] as? String == shelf.id)
         #expect(rows[books[1].id]?["shelf"] is NSNull)
     }
+
+    /// A snapshot's read transaction holds checkpoints back: one not read within `snapshot-max-duration`
+    /// ends with `snapshot_unavailable`, short of its rows; a reader that keeps up gets every row.
+    @Test func aSnapshotNotReadWithinItsDurationEnds() throws {
+        let fixture = try EventFixture(options: ["--snapshot-max-duration", "1s"])
+        let count = 5_000  // about 1.4 MB of rows: more than the socket and the queue hold
+        try fixture.shared.legacy.save(SaveMetadata(author: "old-app")) { save in
+            for index in 0..<count {
+                try save.insert(
+                    "Task",
+                    [
+                        "id": .uuid((0..<16).map { _ in UInt8.random(in: 0...255) }),
+                        "title": .string("task \(index) " + String(repeating: "x", count: 100)), "createdAt": .date(0),
+                    ]
+                )
+            }
+        }
+        try fixture.waitUntilCaughtUp()
+        let subscribe = #"{"op":"subscribe","since":"snapshot","entities":["Task"]}"# + "\n"
+        let slow = try fixture.client()
+        slow.send(subscribe)
+        usleep(1_600_000)
+        let ended = try fixture.collect(slow) {
+            $0["type"] as? String == "error" || $0["type"] as? String == "end_of_snapshot"
+        }
+        #expect(ended.last?["code"] as? String == "snapshot_unavailable")
+        #expect(ended.filter { $0["type"] as? String == "row" }.count < count)
+
+        let quick = try fixture.client()
+        quick.send(subscribe)
+        let all = try fixture.collect(quick) { $0["type"] as? String == "end_of_snapshot" }
+        #expect(all.filter { $0["type"] as? String == "row" }.count == count)
+        #expect(all.last?["type"] as? String == "end_of_snapshot")
+    }
 }
