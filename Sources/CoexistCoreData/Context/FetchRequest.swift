@@ -9,8 +9,11 @@
 /// ```
 ///
 /// Everything runs in SQLite: the predicate and sort are translated to SQL over the store's tables, the
-/// limit and offset are SQL's. Fetches read what is saved; objects deleted in the context are left out,
-/// and objects the context already holds are returned as it holds them (with their unsaved changes).
+/// limit and offset are SQL's. Objects deleted in the context are left out, and objects the context already
+/// holds are returned as it holds them (with their unsaved changes). With ``includesPendingChanges`` (the
+/// default, as in Core Data) the context's unsaved objects are matched as it holds them: an inserted one
+/// that matches is returned, a changed one that no longer matches is not — by the same SQL, over the
+/// stored rows and rows standing for those objects.
 public final class FetchRequest<Result: ManagedObject> {
     /// The entity whose objects are fetched.
     public var entityName: String
@@ -27,6 +30,11 @@ public final class FetchRequest<Result: ManagedObject> {
     public var fetchBatchSize = 0
     /// Whether objects of sub-entities are included (default true).
     public var includesSubentities = true
+    /// Whether the context's unsaved changes take part (default true): objects inserted and not saved are
+    /// returned when they match, changed ones are matched, sorted and windowed by the values the context
+    /// holds. What the predicate reads through relationships of such an object is read as saved. False:
+    /// only what is saved is matched (objects the context holds are still returned as it holds them).
+    public var includesPendingChanges = true
 
     /// A request for objects of `entityName`.
     public init(entityName: String) { self.entityName = entityName }

@@ -6,16 +6,27 @@ extension ManagedObjectContext {
     /// The objects `request` selects, in its order.
     ///
     /// Objects the context already holds are returned as they are (unsaved changes kept); objects deleted in
-    /// the context are left out. With a ``FetchRequest/fetchBatchSize`` the objects are faults that load a
-    /// batch at a time.
+    /// the context are left out. With ``FetchRequest/includesPendingChanges`` (the default) objects inserted
+    /// or changed and not saved yet are matched, sorted and counted in the window as they are held. With a
+    /// ``FetchRequest/fetchBatchSize`` the objects are faults that load a batch at a time.
     public func fetch<Result: ManagedObject>(_ request: FetchRequest<Result>) throws(CoreDataError) -> [Result] {
-        let query = try self.query(request)
+        var query = try self.query(request)
+        let pending = try pendingSelection(request)
+        query.pending = pending?.rows
         var result: [Result] = []
         do {
             if request.fetchBatchSize > 0 {
-                let ids = try store.objectIDs(query).map(identity)
+                var inserted: [Int: ManagedObject] = [:]
+                let ids = try store.objectIDs(query).enumerated().map { offset, id in
+                    if let object = pending?.inserted[id.pk] { inserted[offset] = object }
+                    return identity(id)
+                }
                 let loader = BatchLoader(ids: ids, size: request.fetchBatchSize)
                 for (offset, id) in ids.enumerated() {
+                    if let object = inserted[offset] {
+                        if let typed = object as? Result { result.append(typed) }
+                        continue
+                    }
                     let object = self.object(with: id)
                     if object.isFault {
                         object.batch = loader
@@ -26,6 +37,10 @@ extension ManagedObjectContext {
                 return result
             }
             try store.forEachObject(query) { stored in
+                if let object = pending?.inserted[stored.id.pk] {
+                    if let typed = object as? Result { result.append(typed) }
+                    return
+                }
                 let object = self.object(with: identity(stored.id))
                 if object.snapshot == nil { fill(object, from: stored) }
                 if !object.isDeleted, let typed = object as? Result { result.append(typed) }
@@ -44,20 +59,31 @@ extension ManagedObjectContext {
     ) throws(CoreDataError)
         -> [ManagedObjectID]
     {
-        let query = try self.query(request)
+        var query = try self.query(request)
+        let pending = try pendingSelection(request)
+        query.pending = pending?.rows
         do {
-            return try store.objectIDs(query).map(identity).filter { registered[$0]?.isDeleted != true }
+            return try store.objectIDs(query).compactMap { id in
+                if let object = pending?.inserted[id.pk] { return object.objectID }
+                let identity = identity(id)
+                return registered[identity]?.isDeleted == true ? nil : identity
+            }
         } catch {
             throw .store("\(error)")
         }
     }
 
     /// How many objects `request` selects, counted by SQLite (`count(for:)`): as many as ``fetch(_:)``
-    /// returns, so objects deleted in the context and not saved yet are not counted.
+    /// returns, so objects deleted in the context and not saved yet are not counted, and (with
+    /// ``FetchRequest/includesPendingChanges``) inserted ones are.
     public func count<Result: ManagedObject>(for request: FetchRequest<Result>) throws(CoreDataError) -> Int {
-        // Pending deletes are left out by identity; without any, SQLite counts alone.
-        if !deletedObjects.isEmpty { return try fetchObjectIDs(request).count }
-        let query = try self.query(request)
+        var query = try self.query(request)
+        if let pending = try pendingSelection(request) {
+            query.pending = pending.rows
+        } else if !deletedObjects.isEmpty {
+            // Pending deletes are left out by identity; without any, SQLite counts alone.
+            return try fetchObjectIDs(request).count
+        }
         do {
             return try store.count(query)
         } catch {

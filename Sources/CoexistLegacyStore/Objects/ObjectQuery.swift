@@ -23,6 +23,8 @@ public struct ObjectQuery: Sendable {
     public var limit: Int?
     /// Rows skipped first.
     public var offset: Int
+    /// Unsaved objects selected along with the stored rows (nil: the stored rows alone).
+    public var pending: PendingRows?
 
     /// A query for every object of `entity`.
     public init(
@@ -33,7 +35,8 @@ public struct ObjectQuery: Sendable {
         arguments: [SQLiteValue] = [],
         orderBy: [String] = [],
         limit: Int? = nil,
-        offset: Int = 0
+        offset: Int = 0,
+        pending: PendingRows? = nil
     ) {
         self.entity = entity
         self.includesSubentities = includesSubentities
@@ -43,6 +46,7 @@ public struct ObjectQuery: Sendable {
         self.orderBy = orderBy
         self.limit = limit
         self.offset = offset
+        self.pending = pending
     }
 }
 
@@ -90,7 +94,9 @@ extension LegacyStore {
         }
         let members = query.includesSubentities ? model.hierarchy(from: entity) : [entity]
         let numbers = members.compactMap { schema.entities[$0.name]?.number }
-        var sql = "SELECT \(select) FROM \(SQLIdentifier.quoted(mapping.table)) t0"
+        let source =
+            try query.pending.map { try pendingSource(mapping.table, $0) } ?? SQLIdentifier.quoted(mapping.table)
+        var sql = "SELECT \(select) FROM \(source) t0"
         for join in query.joins { sql += " " + join }
         sql += " WHERE t0.Z_ENT IN (\(numbers.map(String.init).joined(separator: ", ")))"
         if let condition = query.condition { sql += " AND (\(condition))" }
