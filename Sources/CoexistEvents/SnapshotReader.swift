@@ -210,7 +210,7 @@ final class SnapshotReader {
     /// objects, in the snapshot's transaction) and puts their messages in their places.
     private func finish(_ unfinished: [Unfinished], into lines: inout [[UInt8]]) throws {
         guard !unfinished.isEmpty else { return }
-        var members: [String: [String: [String: [ObjectRef]]]] = [:]  // entity → relationship → owner → targets
+        var members: [String: [String: [ObjectRef: [ObjectRef]]]] = [:]  // entity → relationship → owner → targets
         var owners: [String: [ObjectRef]] = [:]
         for row in unfinished { owners[row.ref.entity, default: []].append(row.ref) }
         for (entity, refs) in owners {
@@ -222,7 +222,7 @@ final class SnapshotReader {
             var writer = row.writer
             for relationship in row.toManys {
                 writer.key(relationship.name)
-                let targets = members[row.ref.entity]?[relationship.name]?[row.ref.id] ?? []
+                let targets = members[row.ref.entity]?[relationship.name]?[row.ref] ?? []
                 let value =
                     targets.count > RecordedValues.maxListedMembers
                     ? EventValue.memberCount(targets.count)

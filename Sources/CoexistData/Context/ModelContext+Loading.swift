@@ -157,11 +157,11 @@ extension ModelContext {
                 owners[relationship.name, default: []].append(unloaded.registration.ref)
             }
         }
-        var read: [String: [String: [ObjectRef]]] = [:]
+        var read: [String: [ObjectRef: [ObjectRef]]] = [:]
         for (name, refs) in owners.sorted(by: { $0.key < $1.key }) { read[name] = try store.related(refs, name) }
         return level.map { unloaded in
             unloaded.registration.schema.relationships.enumerated().map { slot, relationship in
-                unloaded.known?[slot] ?? read[relationship.name]?[unloaded.registration.ref.id] ?? []
+                unloaded.known?[slot] ?? read[relationship.name]?[unloaded.registration.ref] ?? []
             }
         }
     }

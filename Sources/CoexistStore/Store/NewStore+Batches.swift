@@ -15,11 +15,11 @@ extension NewStore {
         return (Array(repeating: "?", count: size).joined(separator: ", "), arguments)
     }
 
-    /// The objects `relationship` holds for each of `refs` (of entities that have it), by owner identity,
+    /// The objects `relationship` holds for each of `refs` (of entities that have it), by owner (as given),
     /// each in order for ordered relationships (as ``related(_:_:)`` gives them); owners holding none are
-    /// left out.
-    public func related(_ refs: [ObjectRef], _ relationship: String) throws -> [String: [ObjectRef]] {
-        var result: [String: [ObjectRef]] = [:]
+    /// left out. Owners of different entities may share an identity: each is answered for its own.
+    public func related(_ refs: [ObjectRef], _ relationship: String) throws -> [ObjectRef: [ObjectRef]] {
+        var result: [ObjectRef: [ObjectRef]] = [:]
         var byEntity: [String: [String]] = [:]
         for ref in refs { byEntity[ref.entity, default: []].append(ref.id) }
         for (entityName, ids) in byEntity.sorted(by: { $0.key < $1.key }) {
@@ -30,7 +30,7 @@ extension NewStore {
                 try connection.forEachRow(sql, arguments) { row in
                     guard let owner = row[0].textValue else { return }
                     let target = ObjectRef(entity: row[2].textValue ?? destination, id: row[1].textValue ?? "")
-                    result[owner, default: []].append(target)
+                    result[ObjectRef(entity: entityName, id: owner), default: []].append(target)
                 }
             }
         }
@@ -91,14 +91,14 @@ extension NewStore {
     /// and kind, as a fetch selects them: `t0."id", kind, t0.*`), a query per table and chunk, with the
     /// row's reference (its concrete entity from the row's kind, else as given).
     public func forEachRow(of refs: [ObjectRef], _ body: (ObjectRef, Row) throws -> Void) throws {
-        var byTable: [String: (mapping: NewSchema.EntityMapping, ids: [String])] = [:]
-        var given: [String: ObjectRef] = [:]
+        // By table: identities are unique within one (entities sharing it are one hierarchy), not across.
+        var byTable: [String: (mapping: NewSchema.EntityMapping, ids: [String], given: [String: ObjectRef])] = [:]
         for ref in refs {
             guard let mapping = schema.entities[ref.entity] else {
                 throw StoreError.mismatch(path: path, detail: "no entity named \(ref.entity)")
             }
-            byTable[mapping.table, default: (mapping, [])].ids.append(ref.id)
-            given[ref.id] = ref
+            byTable[mapping.table, default: (mapping, [], [:])].ids.append(ref.id)
+            byTable[mapping.table]?.given[ref.id] = ref
         }
         for (table, group) in byTable.sorted(by: { $0.key < $1.key }) {
             let kind = group.mapping.hasKindColumn ? "t0.\"kind\"" : "NULL"
@@ -109,7 +109,7 @@ extension NewStore {
                     "SELECT t0.\"id\", \(kind), t0.* FROM \(SQLIdentifier.quoted(table)) t0 "
                     + "WHERE t0.\"id\" IN (\(placeholders)) ORDER BY t0.rowid"
                 try connection.forEachRow(sql, arguments) { row in
-                    guard let id = row[0].textValue, let ref = given[id] else { return }
+                    guard let id = row[0].textValue, let ref = group.given[id] else { return }
                     try body(row[1].textValue.map { ObjectRef(entity: $0, id: id) } ?? ref, row)
                 }
             }

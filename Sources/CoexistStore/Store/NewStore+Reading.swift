@@ -108,7 +108,7 @@ extension NewStore {
 
     /// The objects `relationship` of `ref` holds, in order for ordered relationships.
     public func related(_ ref: ObjectRef, _ relationship: String) throws -> [ObjectRef] {
-        try related([ref], relationship)[ref.id] ?? []
+        try related([ref], relationship)[ref] ?? []
     }
 
     /// Every object of `entityName` (and its sub-entities), in insertion order.

@@ -74,7 +74,7 @@ extension NewSave {
                 guard !holders.isEmpty else { continue }
                 let members = try store.related(holders, relationship.name)
                 for ref in holders {
-                    recorded[ref]?.setMembers(relationship.name, (members[ref.id] ?? []).map(\.id))
+                    recorded[ref]?.setMembers(relationship.name, (members[ref] ?? []).map(\.id))
                 }
             }
         }
