@@ -178,6 +178,15 @@ final class DeepCategory: PersistentModel {
         #expect(try reader.fetch(FetchDescriptor<DemoTask>()).first === task)
         #expect(task.priority == 2)
         #expect(!reader.hasChanges)
+        // So does an enumeration.
+        let enumerating = try file.context("enumerating")
+        let held = try #require(try enumerating.fetch(partial).first)
+        #expect(held.priority == 0)
+        var seen: [DemoTask] = []
+        try enumerating.enumerate(FetchDescriptor<DemoTask>(), batchSize: 1) { seen.append($0) }
+        #expect(seen.count == 1 && seen.first === held)
+        #expect(held.priority == 2)
+        #expect(!enumerating.hasChanges)
 
         // An attribute set by the app before the fill is kept and saved.
         let other = try file.context("other")

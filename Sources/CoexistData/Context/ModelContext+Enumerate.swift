@@ -50,7 +50,15 @@ extension ModelContext {
         try store.connection.forEachRow(plan.sql, plan.arguments) { row in
             guard remaining > 0 else { return }
             let ref = ObjectRef(entity: row[1].textValue ?? Model.schema.entity, id: row[0].textValue ?? "")
-            batch.append((ref, byRef[ref] == nil ? try layouts.read(row, ref, store) : nil))
+            if let held = byRef[ref].flatMap({ registrations[$0] }) {
+                // A held partial record is filled as a fetch fills it: from a full row of its own type.
+                if !held.unfetched.isEmpty, layouts.only == nil, held.schema.type == layouts.schema.type {
+                    try fill(held, from: layouts.read(row, ref, store))
+                }
+                batch.append((ref, nil))
+            } else {
+                batch.append((ref, try layouts.read(row, ref, store)))
+            }
             if batch.count == size { try flush() }
         }
         try flush()
