@@ -208,9 +208,10 @@ public struct RecordProperty<Root: PersistentModel>: @unchecked Sendable {
 enum PropertyKind { case attribute, toOne, toMany }
 
 /// A record type's schema without the type, for code that handles records of any type: immutable once
-/// built (closures over key paths), so shared. Attributes and relationships each have a slot, their
-/// position here; a registration's snapshot holds values by slot.
-struct ErasedSchema: @unchecked Sendable {
+/// built (closures over key paths), so shared (a class: records and registrations hold it without copying
+/// it). Attributes and relationships each have a slot, their position here; a registration's snapshot holds
+/// values by slot.
+final class ErasedSchema: @unchecked Sendable {
     struct AttributeSlot {
         let name: String
         let read: (AnyObject) -> AttributeValue

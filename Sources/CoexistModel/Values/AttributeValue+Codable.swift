@@ -107,33 +107,48 @@ public enum UUIDText {
 
     /// The 16 bytes of a UUID written as text (either case), or nil.
     public static func bytes(_ text: String) -> [UInt8]? {
-        let digits = Array(text.utf8)
-        guard digits.count == 36, [8, 13, 18, 23].allSatisfy({ digits[$0] == UInt8(ascii: "-") }) else { return nil }
-        var bytes: [UInt8] = []
-        var high: UInt8?
-        for (index, character) in digits.enumerated() where ![8, 13, 18, 23].contains(index) {
-            guard let value = hexValue(character) else { return nil }
-            if let first = high {
-                bytes.append(first << 4 | value)
-                high = nil
-            } else {
-                high = value
+        var text = text
+        return text.withUTF8 { digits -> [UInt8]? in
+            guard digits.count == 36 else { return nil }
+            var bytes = [UInt8](repeating: 0, count: 16)
+            var index = 0
+            var position = 0
+            while position < 36 {
+                if position == 8 || position == 13 || position == 18 || position == 23 {
+                    guard digits[position] == UInt8(ascii: "-") else { return nil }
+                    position += 1
+                    continue
+                }
+                guard let high = hexValue(digits[position]), let low = hexValue(digits[position + 1]) else {
+                    return nil
+                }
+                bytes[index] = high << 4 | low
+                index += 1
+                position += 2
             }
+            return bytes
         }
-        return bytes
     }
 
     /// Lower-case canonical text of 16 bytes.
     public static func text(_ bytes: [UInt8]) -> String? {
         guard bytes.count == 16 else { return nil }
-        let digits = Array("0123456789abcdef".utf8)
-        var output: [UInt8] = []
-        for (index, byte) in bytes.enumerated() {
-            if [4, 6, 8, 10].contains(index) { output.append(UInt8(ascii: "-")) }
-            output.append(digits[Int(byte >> 4)])
-            output.append(digits[Int(byte & 0x0F)])
+        return String(unsafeUninitializedCapacity: 36) { output in
+            let digits: StaticString = "0123456789abcdef"
+            var position = 0
+            for (index, byte) in bytes.enumerated() {
+                if index == 4 || index == 6 || index == 8 || index == 10 {
+                    output[position] = UInt8(ascii: "-")
+                    position += 1
+                }
+                digits.withUTF8Buffer { hex in
+                    output[position] = hex[Int(byte >> 4)]
+                    output[position + 1] = hex[Int(byte & 0x0F)]
+                }
+                position += 2
+            }
+            return position
         }
-        return String(decoding: output, as: UTF8.self)
     }
 
     private static func hexValue(_ character: UInt8) -> UInt8? {

@@ -3,8 +3,9 @@ public import CoexistSQLite
 
 /// Decodes the rows of one query for one concrete entity by column position (``NewStore/rowDecoder(for:columnsOf:)``
 /// finds the positions once): what ``NewStore/values(of:)`` and ``NewStore/related(_:_:)`` would read for
-/// the row's attributes and the to-ones the row alone answers, without a dictionary per row.
-public struct RowDecoder {
+/// the row's attributes and the to-ones the row alone answers, without a dictionary per row. Immutable (a
+/// class, so that every row of a query shares one without copying it).
+public final class RowDecoder {
     /// The concrete entity whose rows it decodes.
     public let entity: String
     let path: String
@@ -17,6 +18,24 @@ public struct RowDecoder {
     /// column), in the order ``toOnes(of:)`` gives them.
     public let toOneNames: [String]
     let toOnes: [(position: Int?, destination: String)]
+
+    init(
+        entity: String,
+        path: String,
+        table: String,
+        attributeNames: [String],
+        attributes: [(name: String, type: AttributeType, external: Bool, position: Int?)],
+        toOneNames: [String],
+        toOnes: [(position: Int?, destination: String)]
+    ) {
+        self.entity = entity
+        self.path = path
+        self.table = table
+        self.attributeNames = attributeNames
+        self.attributes = attributes
+        self.toOneNames = toOneNames
+        self.toOnes = toOnes
+    }
 
     /// The attribute values of the row `id`, in the order of ``attributeNames``.
     public func attributes(of row: Row, id: String) throws -> [AttributeValue] {
