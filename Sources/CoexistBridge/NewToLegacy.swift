@@ -79,6 +79,7 @@ struct NewToLegacy {
         // a save of the bridge's own (nothing when none moved).
         if !derivedCandidates.isEmpty {
             try engine.new.save(metadata) { save in
+                save.recordsValues = false
                 try engine.derived.copy(derivedCandidates, engine: engine) { try save.update($0, $1) }
             }
         }

@@ -211,10 +211,15 @@ public final class EventSource {
             }
             if let changed { values = values.filter { changed.contains($0.key) } }
             for relationship in toManys {
-                let members = try engine.new.related(ref, relationship.name)
+                // Counted first: the members of a to-many too large to list are never read.
+                let count = try engine.new.relatedCounts([ref], relationship.name)[ref] ?? 0
                 values[relationship.name] =
-                    members.count > RecordedValues.maxListedMembers
-                    ? .memberCount(members.count) : .members(members.map(\.id), ordered: relationship.isOrdered)
+                    count > RecordedValues.maxListedMembers
+                    ? .memberCount(count)
+                    : .members(
+                        try engine.new.related(ref, relationship.name).map(\.id),
+                        ordered: relationship.isOrdered
+                    )
             }
         }
         return values

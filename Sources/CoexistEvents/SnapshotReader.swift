@@ -211,21 +211,27 @@ final class SnapshotReader {
     private func finish(_ unfinished: [Unfinished], into lines: inout [[UInt8]]) throws {
         guard !unfinished.isEmpty else { return }
         var members: [String: [String: [ObjectRef: [ObjectRef]]]] = [:]  // entity → relationship → owner → targets
+        var memberCounts: [String: [String: [ObjectRef: Int]]] = [:]
         var owners: [String: [ObjectRef]] = [:]
         for row in unfinished { owners[row.ref.entity, default: []].append(row.ref) }
         for (entity, refs) in owners {
             for relationship in unfinished.first(where: { $0.ref.entity == entity })?.toManys ?? [] {
-                members[entity, default: [:]][relationship.name] = try reading.related(refs, relationship.name)
+                // Counted first: the members of a to-many too large to list are never read.
+                let counts = try reading.relatedCounts(refs, relationship.name)
+                memberCounts[entity, default: [:]][relationship.name] = counts
+                let listed = refs.filter { counts[$0, default: 0] <= RecordedValues.maxListedMembers }
+                members[entity, default: [:]][relationship.name] = try reading.related(listed, relationship.name)
             }
         }
         for row in unfinished {
             var writer = row.writer
             for relationship in row.toManys {
                 writer.key(relationship.name)
+                let count = memberCounts[row.ref.entity]?[relationship.name]?[row.ref] ?? 0
                 let targets = members[row.ref.entity]?[relationship.name]?[row.ref] ?? []
                 let value =
-                    targets.count > RecordedValues.maxListedMembers
-                    ? EventValue.memberCount(targets.count)
+                    count > RecordedValues.maxListedMembers
+                    ? EventValue.memberCount(count)
                     : EventValue.members(targets.map(\.id), ordered: relationship.ordered)
                 value.write(&writer)
             }

@@ -116,8 +116,9 @@ public enum CompanionChanges {
                 ids.append(connection.lastInsertRowID)
             }
         }
-        return zip(entries, ids).map { entry, id in
-            HistoryChange(
+        return zip(zip(entries, texts), ids).map { pair, id in
+            let (entry, text) = pair
+            return HistoryChange(
                 changeID: id,
                 side: .new,
                 type: entry.type,
@@ -125,7 +126,7 @@ public enum CompanionChanges {
                 objectID: entry.objectID,
                 properties: entry.type == .update ? entry.properties : nil,
                 tombstone: entry.tombstone,
-                recordedValues: entry.values
+                recordedValuesJSON: text.values
             )
         }
     }
@@ -186,8 +187,7 @@ public enum CompanionChanges {
             objectID: row[4].textValue,
             properties: properties,
             tombstone: tombstone ?? [:],
-            recordedValues: row.count > 7
-                ? row[7].textValue.flatMap { try? decoder.decode(RecordedValues.self, from: Data($0.utf8)) } : nil
+            recordedValuesJSON: row.count > 7 ? row[7].textValue : nil
         )
     }
 }

@@ -101,8 +101,9 @@ public struct HistoryChange: Sendable, Hashable {
     public var columns: [UInt8]?
     /// For deletes: preserved attribute values by name.
     public var tombstone: [String: AttributeValue]
-    /// New schema, inserts and updates: what the change set, as of its commit (nil when not recorded).
-    public var recordedValues: RecordedValues?
+    /// New schema, inserts and updates: what the change set, as of its commit, as `coexist_change.vals`
+    /// holds it (nil when not recorded, or not read); ``recordedValues`` decodes it.
+    public var recordedValuesJSON: String?
 
     /// Creates a change.
     public init(
@@ -116,7 +117,7 @@ public struct HistoryChange: Sendable, Hashable {
         properties: [String]? = nil,
         columns: [UInt8]? = nil,
         tombstone: [String: AttributeValue] = [:],
-        recordedValues: RecordedValues? = nil
+        recordedValuesJSON: String? = nil
     ) {
         self.changeID = changeID
         self.side = side
@@ -128,6 +129,6 @@ public struct HistoryChange: Sendable, Hashable {
         self.properties = properties
         self.columns = columns
         self.tombstone = tombstone
-        self.recordedValues = recordedValues
+        self.recordedValuesJSON = recordedValuesJSON
     }
 }

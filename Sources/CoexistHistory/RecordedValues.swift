@@ -1,4 +1,5 @@
 public import CoexistModel
+import FoundationEssentials
 
 /// What a new-schema change set, as `coexist_change.vals` records it in the save's own transaction: the
 /// object's values as of that commit, so that an event need not read them (later) from the tables.
@@ -26,15 +27,6 @@ public struct RecordedValues: Codable, Sendable, Hashable {
         self.values = values
         self.members = members
         self.counts = counts
-    }
-
-    /// Records the to-many `name` holding `identities`.
-    public mutating func setMembers(_ name: String, _ identities: [String]) {
-        if identities.count > Self.maxListedMembers {
-            counts[name] = identities.count
-        } else {
-            members[name] = identities
-        }
     }
 
     /// The JSON `coexist_change.vals` holds (what `Codable` reads back), keys sorted, built directly: a save
@@ -67,5 +59,13 @@ public struct RecordedValues: Codable, Sendable, Hashable {
         object("values", values) { value, output in value.appendTaggedJSON(to: &output) }
         output.append(UInt8(ascii: "}"))
         return String(decoding: output, as: UTF8.self)
+    }
+}
+
+extension HistoryChange {
+    /// What a new-schema change set, decoded from ``recordedValuesJSON`` (nil when not recorded, or when
+    /// the text does not decode).
+    public var recordedValues: RecordedValues? {
+        recordedValuesJSON.flatMap { try? JSONDecoder().decode(RecordedValues.self, from: Data($0.utf8)) }
     }
 }

@@ -16,6 +16,23 @@ public final class Connection {
     public let options: OpenOptions
     /// A read-only connection opened read-write with `PRAGMA query_only` (see ``init(path:options:)``).
     let queryOnly: Bool
+
+    /// Runs `body`, which writes only this connection's TEMP tables, with `query_only` lifted for its
+    /// duration on a connection that has it (SQLite's `query_only` refuses TEMP writes too); the main
+    /// database stays as untouched as the body leaves it.
+    public func writingTemporaryTables<T>(_ body: () throws -> T) throws -> T {
+        guard queryOnly else { return try body() }
+        try execute("PRAGMA query_only=OFF")
+        let result: T
+        do {
+            result = try body()
+        } catch {
+            try execute("PRAGMA query_only=ON")
+            throw error
+        }
+        try execute("PRAGMA query_only=ON")
+        return result
+    }
     let handle: OpaquePointer
     private let busyState: BusyHandlerState
     /// See ``manageCheckpoints()``.

@@ -1,4 +1,5 @@
 import CoexistCoreData
+import CoexistSQLite
 import Foundation
 import TestSupport
 import Testing
@@ -91,14 +92,24 @@ import Testing
     /// file is not written.
     @Test func aReadOnlyContextSeesItsUnsavedObjectsWithoutWriting() throws {
         let directory = try TemporaryDirectory()
-        let store = try DemoStore.create(in: directory)
-        _ = try DemoContexts.seed(try DemoContexts.context(store.path), count: 3)
-        let before = try Data(contentsOf: URL(fileURLWithPath: store.path))
-        let context = try ManagedObjectContext(storeAt: store.path, modelAt: Fixtures.demoModel, readOnly: true)
+        let seeded = try DemoStore.create(in: directory).path
+        let seeder = try DemoContexts.context(seeded)
+        _ = try DemoContexts.seed(seeder, count: 3)
+        try Connection(path: seeded).execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        // A copy with no other connection open (no -wal beside it): the read-only context opens its own way.
+        let path = directory.file("Copy.sqlite")
+        try FileManager.default.copyItem(atPath: seeded, toPath: path)
+        #expect(!FileManager.default.fileExists(atPath: path + "-wal"))
+        let before = try Data(contentsOf: URL(fileURLWithPath: path))
+        let context = try ManagedObjectContext(storeAt: path, modelAt: Fixtures.demoModel, readOnly: true)
         context.register(CDTask.self)
         let created = Self.insert(context, "Draft", priority: 8)
         #expect(try context.fetch(try Self.request("priority >= %@", 1)).map(\.title) == ["Draft", "Task 2", "Task 1"])
         #expect(created.isInserted)
-        #expect(try Data(contentsOf: URL(fileURLWithPath: store.path)) == before)
+        // Deleted, unsaved: left out; still nothing written.
+        let saved = try #require(try context.fetch(try Self.request("title == %@", "Task 2")).first)
+        context.delete(saved)
+        #expect(try context.fetch(try Self.request("priority >= %@", 1)).map(\.title) == ["Draft", "Task 1"])
+        #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before)
     }
 }

@@ -9,6 +9,40 @@ import Testing
 @Suite struct NewSaveTests {
     let app = SaveMetadata(author: "new-app", contextName: "main")
 
+    /// A save records what it set: an insert every attribute and relationship, an update the changed ones;
+    /// a to-many beyond the listed limit as its count (its members never read), a smaller one as members.
+    @Test func savesRecordWhatTheySet() throws {
+        let directory = try TemporaryDirectory()
+        let shared = try SharedStore.create(in: directory)
+        var small = ObjectRef(entity: "Category", id: "")
+        var large = ObjectRef(entity: "Category", id: "")
+        var first = ObjectRef(entity: "Task", id: "")
+        let inserted = try shared.new.save(app) { save in
+            small = try save.insert("Category", ["name": .string("Small")])
+            large = try save.insert("Category", ["name": .string("Large")])
+            for index in 0...(RecordedValues.maxListedMembers + 1) {
+                let task = try save.insert("Task", ["title": .string("t\(index)"), "createdAt": .date(0)])
+                try save.setToOne(task, "category", index == 0 ? small : large)
+                if index == 0 { first = task }
+            }
+        }
+        let byObject = Dictionary(
+            uniqueKeysWithValues: inserted.changes.compactMap { change in
+                change.objectID.map { ($0, change.recordedValues) }
+            }
+        )
+        #expect(byObject[small.id]??.members["tasks"] == [first.id])
+        #expect(byObject[small.id]??.values["name"] == .string("Small"))
+        #expect(byObject[large.id]??.counts["tasks"] == RecordedValues.maxListedMembers + 1)
+        #expect(byObject[large.id]??.members["tasks"]?.count == nil)
+        #expect(byObject[first.id]??.values["category"] == .string(small.id))
+        #expect(byObject[first.id]??.values["title"] == .string("t0"))
+        let updated = try shared.new.save(app) { save in try save.update(first, ["priority": .integer(3)]) }
+        let values = try #require(updated.changes.first?.recordedValues)
+        #expect(values.values == ["priority": .integer(3)])
+        #expect(values.members.isEmpty && values.counts.isEmpty)
+    }
+
     @Test func historyListsExactlyTheSavedChangesWithSharedTokens() throws {
         let directory = try TemporaryDirectory()
         let shared = try SharedStore.create(in: directory)

@@ -56,11 +56,12 @@ extension ManagedObjectContext {
             }
             var toOnes: [String: ObjectID?] = [:]
             for relationship in model.allRelationships(of: entity) where !relationship.isToMany {
+                // A target deleted in the context is no target, as the object's value says.
                 if case .toOne(let target)? = object.pending[relationship.name] {
-                    toOnes[relationship.name] = target.flatMap(key)
+                    toOnes[relationship.name] = target.flatMap { $0.isDeleted ? nil : key($0) }
                 } else if !object.isInserted {
                     toOnes[relationship.name] = object.snapshot?.toOne[relationship.name].flatMap { id in
-                        id.pk.map { ObjectID(entity: id.entityName, pk: $0) }
+                        registered[id]?.isDeleted == true ? nil : id.pk.map { ObjectID(entity: id.entityName, pk: $0) }
                     }
                 }
             }

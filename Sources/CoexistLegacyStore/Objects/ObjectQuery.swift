@@ -94,14 +94,13 @@ extension LegacyStore {
         }
         let members = query.includesSubentities ? model.hierarchy(from: entity) : [entity]
         let numbers = members.compactMap { schema.entities[$0.name]?.number }
-        let source =
-            try query.pending.map { try pendingSource(mapping.table, $0) } ?? SQLIdentifier.quoted(mapping.table)
-        var sql = "SELECT \(select) FROM \(source) t0"
+        let source = try query.pending.map { try pendingSource(mapping.table, $0) }
+        var sql = "SELECT \(select) FROM \(source?.sql ?? SQLIdentifier.quoted(mapping.table)) t0"
         for join in query.joins { sql += " " + join }
         sql += " WHERE t0.Z_ENT IN (\(numbers.map(String.init).joined(separator: ", ")))"
         if let condition = query.condition { sql += " AND (\(condition))" }
         sql += " ORDER BY " + (query.orderBy + ["t0.Z_PK"]).joined(separator: ", ")
-        var arguments = query.arguments
+        var arguments = (source?.arguments ?? []) + query.arguments
         if query.limit != nil || query.offset > 0 {
             sql += " LIMIT ? OFFSET ?"
             arguments += [.integer(Int64(max(-1, query.limit ?? -1))), .integer(Int64(max(0, query.offset)))]

@@ -4,8 +4,8 @@ public import CoexistSQLite
 /// Objects a context changed and has not saved, for a query to select along with the stored rows
 /// (``ObjectQuery/pending``): the rows they would have in the root table, and the stored rows left out.
 ///
-/// The query then reads its root table as the stored rows less ``excluded`` plus these rows (in this
-/// connection's temporary tables, which a read-only connection may also write): one SQL predicate, one
+/// The query then reads its root table as the stored rows less ``excluded`` plus these rows (in a temporary
+/// table of the connection, which a read-only context's connection may also write): one SQL predicate, one
 /// order and one window decide over both, exactly as they do over saved objects.
 public struct PendingRows: Sendable {
     /// Each object's row, by column (a column it does not name is NULL).
@@ -54,30 +54,40 @@ extension LegacyStore {
         return row
     }
 
-    /// Loads `pending` into this connection's temporary tables and returns what stands for `table` in a
-    /// query's FROM clause: its stored rows less the excluded ones, and the pending rows.
-    func pendingSource(_ table: String, _ pending: PendingRows) throws -> String {
+    /// What stands for `table` in a query's FROM clause with `pending`, and its arguments (bound before the
+    /// query's own): its stored rows less the excluded ones (a JSON array bound once), plus, when there are
+    /// pending rows, those rows, loaded into this connection's temporary table for `table` (made once;
+    /// one statement shape: every column, NULL where a row names none). Without pending rows, the table
+    /// is read as it is, so its indexes still serve the query's order and window.
+    func pendingSource(_ table: String, _ pending: PendingRows) throws -> (sql: String, arguments: [SQLiteValue]) {
         let quoted = SQLIdentifier.quoted(table)
-        try connection.execute("DROP TABLE IF EXISTS temp.coexist_pending")
-        try connection.execute("CREATE TEMP TABLE coexist_pending AS SELECT * FROM main.\(quoted) WHERE 0")
-        try connection.execute("CREATE TEMP TABLE IF NOT EXISTS coexist_excluded (pk INTEGER PRIMARY KEY)")
-        try connection.execute("DELETE FROM temp.coexist_excluded")
-        var columns: Set<String> = []
-        try connection.forEachRow("SELECT name FROM pragma_table_info(?, 'temp')", [.text("coexist_pending")]) {
-            row in if let name = row[0].textValue { columns.insert(name) }
+        let excluded: [SQLiteValue] = [.text("[" + pending.excluded.map(String.init).joined(separator: ",") + "]")]
+        let kept = "SELECT * FROM main.\(quoted) WHERE Z_PK NOT IN (SELECT value FROM json_each(?))"
+        guard !pending.rows.isEmpty else { return ("(\(kept))", excluded) }
+        let temporary = SQLIdentifier.quoted("coexist_pending_" + table)
+        var columns: [String] = []
+        try connection.forEachRow("SELECT name FROM pragma_table_info(?, 'main')", [.text(table)]) { row in
+            if let name = row[0].textValue { columns.append(name) }
         }
-        for row in pending.rows {
-            let named = row.filter { columns.contains($0.key) }.sorted { $0.key < $1.key }
-            try connection.run(
-                "INSERT INTO temp.coexist_pending (\(named.map { SQLIdentifier.quoted($0.key) }.joined(separator: ", "))) "
-                    + "VALUES (\(named.map { _ in "?" }.joined(separator: ", ")))",
-                named.map(\.value)
-            )
+        try connection.writingTemporaryTables {
+            var existing: [String] = []
+            try connection.forEachRow(
+                "SELECT name FROM pragma_table_info(?, 'temp')",
+                [.text("coexist_pending_" + table)]
+            ) {
+                row in if let name = row[0].textValue { existing.append(name) }
+            }
+            if existing != columns {
+                // The table gained columns since (a migration): made again to match.
+                try connection.execute("DROP TABLE IF EXISTS temp.\(temporary)")
+                try connection.execute("CREATE TEMP TABLE \(temporary) AS SELECT * FROM main.\(quoted) WHERE 0")
+            }
+            try connection.execute("DELETE FROM temp.\(temporary)")
+            let insert =
+                "INSERT INTO temp.\(temporary) (\(columns.map(SQLIdentifier.quoted).joined(separator: ", "))) "
+                + "VALUES (\(columns.map { _ in "?" }.joined(separator: ", ")))"
+            for row in pending.rows { try connection.run(insert, columns.map { row[$0] ?? .null }) }
         }
-        for pk in pending.excluded {
-            try connection.run("INSERT OR IGNORE INTO temp.coexist_excluded (pk) VALUES (?)", [.integer(pk)])
-        }
-        return "(SELECT * FROM main.\(quoted) WHERE Z_PK NOT IN (SELECT pk FROM temp.coexist_excluded) "
-            + "UNION ALL SELECT * FROM temp.coexist_pending)"
+        return ("(\(kept) UNION ALL SELECT * FROM temp.\(temporary))", excluded)
     }
 }

@@ -37,8 +37,28 @@ extension NewStore {
         return result
     }
 
-    /// The query of `relationship` of `entityName` (owner identity, target identity, target kind) for the
-    /// owners `IN (owners)` (a chunk's placeholders); and the destination entity.
+    /// How many objects `relationship` holds for each of `refs` (owners holding none are left out): one
+    /// counting query per entity and chunk, reading no member.
+    public func relatedCounts(_ refs: [ObjectRef], _ relationship: String) throws -> [ObjectRef: Int] {
+        var result: [ObjectRef: Int] = [:]
+        var byEntity: [String: [String]] = [:]
+        for ref in refs { byEntity[ref.entity, default: []].append(ref.id) }
+        for (entityName, ids) in byEntity.sorted(by: { $0.key < $1.key }) {
+            for start in stride(from: 0, to: ids.count, by: Self.batchSize) {
+                let chunk = ids[start..<min(ids.count, start + Self.batchSize)]
+                let (placeholders, arguments) = Self.padded(chunk)
+                let (sql, _) = try relatedQuery(entityName, relationship, owners: placeholders)
+                try connection.forEachRow("SELECT owner, count(*) FROM (\(sql)) GROUP BY owner", arguments) { row in
+                    guard let owner = row[0].textValue else { return }
+                    result[ObjectRef(entity: entityName, id: owner)] = Int(row[1].integerValue ?? 0)
+                }
+            }
+        }
+        return result
+    }
+
+    /// The query of `relationship` of `entityName` (owner identity, named `owner`; target identity; target
+    /// kind) for the owners `IN (owners)` (a chunk's placeholders); and the destination entity.
     private func relatedQuery(
         _ entityName: String,
         _ relationship: String,
@@ -57,7 +77,7 @@ extension NewStore {
         switch mapping.properties[relationship] {
         case .toOne(let column, _):
             return (
-                "SELECT s.\"id\", d.\"id\", \(kind) FROM \(destinationTable) d JOIN \(quoted(mapping.table)) s "
+                "SELECT s.\"id\" AS owner, d.\"id\", \(kind) FROM \(destinationTable) d JOIN \(quoted(mapping.table)) s "
                     + "ON d.\"id\" = s.\(quoted(column)) WHERE s.\"id\" IN (\(owners))",
                 destination.name
             )
@@ -70,14 +90,14 @@ extension NewStore {
             }
             let order = position.map { "d.\(quoted($0)), " } ?? ""
             return (
-                "SELECT d.\(quoted(column)), d.\"id\", \(kind) FROM \(destinationTable) d "
+                "SELECT d.\(quoted(column)) AS owner, d.\"id\", \(kind) FROM \(destinationTable) d "
                     + "WHERE d.\(quoted(column)) IN (\(owners)) ORDER BY \(order)d.rowid",
                 destination.name
             )
         case .join(let table, let selfColumn, let otherColumn, let position):
             let order = position.map { "j.\(quoted($0)), " } ?? ""
             return (
-                "SELECT j.\(quoted(selfColumn)), d.\"id\", \(kind) FROM \(quoted(table)) j JOIN \(destinationTable) d "
+                "SELECT j.\(quoted(selfColumn)) AS owner, d.\"id\", \(kind) FROM \(quoted(table)) j JOIN \(destinationTable) d "
                     + "ON d.\"id\" = j.\(quoted(otherColumn)) WHERE j.\(quoted(selfColumn)) IN (\(owners)) "
                     + "ORDER BY \(order)d.rowid",
                 destination.name

@@ -92,6 +92,8 @@ public final class NewStore {
     /// Returns the statements it ran. Runs in one write transaction: all or nothing.
     @discardableResult
     public func createSchema() throws -> [String] {
+        // Columns may be added: what was worked out from the old ones is worked out again.
+        recordingLayouts = [:]
         let run = {
             var ran: [String] = []
             let statements =

@@ -52,6 +52,21 @@ public final class RowDecoder {
         return values
     }
 
+    /// The value of the attribute at `index` of ``attributeNames`` in the row `id`.
+    public func attribute(at index: Int, of row: Row, id: String) throws -> AttributeValue {
+        let (name, type, external, position) = attributes[index]
+        do {
+            return try NewValueCodec.decode(
+                position.map { row[$0] } ?? .null,
+                type: type,
+                name: name,
+                external: external
+            )
+        } catch {
+            throw StoreError.invalidData(path: path, detail: "\(table) row \(id): \(error)")
+        }
+    }
+
     /// The targets of the to-ones the row names, in the order of ``toOneNames`` (empty for a NULL key).
     public func toOnes(of row: Row) -> [[ObjectRef]] {
         toOnes.map { position, destination in

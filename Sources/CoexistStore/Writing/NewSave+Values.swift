@@ -6,12 +6,14 @@ import CoexistSQLite
 /// save's own transaction: exactly what it committed, whichever way the rows were written (one by one, or a
 /// set-based copy noted with ``NewSave/noteInserted(_:)``).
 extension NewSave {
-    /// A binary attribute longer than this is not copied into the history: the change records no values
-    /// then, and its event reads them from the tables (saying from which token when that is later).
-    static let largestRecordedBinary = 4_096
+    /// A value longer than this (bytes of a binary, transformable or external value, or of a string) is not
+    /// copied into the history: the change records no values then, and its event reads them from the tables
+    /// (saying from which token when that is later).
+    static let largestRecordedValue = 4_096
 
     /// What each insert (every attribute and relationship) and update (the changed ones) of `refs` set:
-    /// a query per table and chunk of 512 objects, and one per to-many and chunk.
+    /// a query per table and chunk of 512 objects, and per to-many and chunk. Best effort: an object whose
+    /// row does not decode records nothing (its event reads the tables), and never fails the save.
     func recordedValues(_ refs: [ObjectRef]) throws -> [ObjectRef: RecordedValues] {
         var wanted: [ObjectRef: Set<String>?] = [:]
         for ref in refs {
@@ -23,25 +25,38 @@ extension NewSave {
         }
         guard !wanted.isEmpty else { return [:] }
         var recorded: [ObjectRef: RecordedValues] = [:]
-        var tooLarge: Set<ObjectRef> = []
+        var unrecorded: Set<ObjectRef> = []
         try store.forEachRow(of: Array(wanted.keys)) { ref, row in
             guard let names = wanted[ref] else { return }
             let layout = try store.recordingLayouts[ref.entity] ?? recordingLayout(ref.entity, row)
             store.recordingLayouts[ref.entity] = layout
             var values = RecordedValues()
-            for (name, value) in zip(layout.decoder.attributeNames, try layout.decoder.attributes(of: row, id: ref.id))
-            where names?.contains(name) ?? true {
-                if case .binary(let bytes) = value, bytes.count > Self.largestRecordedBinary { tooLarge.insert(ref) }
-                values.values[name] = value
+            do {
+                for (index, name) in layout.decoder.attributeNames.enumerated() where names?.contains(name) ?? true {
+                    let value = try layout.decoder.attribute(at: index, of: row, id: ref.id)
+                    if Self.isLarge(value) { unrecorded.insert(ref) }
+                    values.values[name] = value
+                }
+            } catch {
+                unrecorded.insert(ref)
             }
             for (name, position) in layout.toOnes where names?.contains(name) ?? true {
                 values.values[name] = row[position].textValue.map { .string($0) } ?? .null
             }
             recorded[ref] = values
         }
+        for ref in unrecorded { recorded[ref] = nil }
         try recordToManys(wanted, into: &recorded)
-        for ref in tooLarge { recorded[ref] = nil }
         return recorded
+    }
+
+    private static func isLarge(_ value: AttributeValue) -> Bool {
+        switch value {
+        case .binary(let bytes), .transformable(let bytes), .externalReference(let bytes):
+            bytes.count > largestRecordedValue
+        case .string(let text), .uri(let text): text.utf8.count > largestRecordedValue
+        default: false
+        }
     }
 
     /// How the rows of `entity` that ``NewStore/forEachRow(of:_:)`` reads (`row` is one) decode: its
@@ -72,9 +87,17 @@ extension NewSave {
             where relationship.isToMany && !relationship.isTransient {
                 let holders = refs.filter { wanted[$0]??.contains(relationship.name) ?? true }
                 guard !holders.isEmpty else { continue }
-                let members = try store.related(holders, relationship.name)
+                // Counted first: a large to-many (a parent whose children are added one save at a time) is
+                // recorded as its count without reading its members.
+                let counts = try store.relatedCounts(holders, relationship.name)
+                let listed = holders.filter { counts[$0, default: 0] <= RecordedValues.maxListedMembers }
+                let members = try store.related(listed, relationship.name)
                 for ref in holders {
-                    recorded[ref]?.setMembers(relationship.name, (members[ref] ?? []).map(\.id))
+                    if let count = counts[ref], count > RecordedValues.maxListedMembers {
+                        recorded[ref]?.counts[relationship.name] = count
+                    } else {
+                        recorded[ref]?.members[relationship.name] = (members[ref] ?? []).map(\.id)
+                    }
                 }
             }
         }
