@@ -98,6 +98,7 @@ extension EventServer {
             }
             let live = clients.values.filter { $0.subscription?.live == true }
             let wantsValues = live.contains { $0.subscription?.values == true }
+            let wantsMirrors = live.contains { $0.subscription?.mirrors == true }
             // Subscribers catching up will want these events soon: they are encoded (and kept) even when no
             // live subscriber takes them.
             let catchingUp = clients.values.contains { $0.subscription?.live == false }
@@ -115,6 +116,14 @@ extension EventServer {
             for transaction in page {
                 let receivers = live.filter {
                     $0.subscription?.live == true && ($0.subscription?.position ?? .max) < transaction.token
+                }
+                // The bridge's own transaction, which no live subscriber takes: not encoded at all (a hole in
+                // the record: a catching-up subscriber reads it from the history).
+                if transaction.author == engine.configuration.author, !wantsMirrors {
+                    recent.add(token: transaction.token, after: published, events: nil)
+                    for client in receivers { client.subscription?.position = transaction.token }
+                    published = transaction.token
+                    continue
                 }
                 let encode = !receivers.isEmpty || catchingUp
                 let unchanged: ((EventSource.ChangedObject) -> Bool)? =

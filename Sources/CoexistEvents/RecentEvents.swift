@@ -32,19 +32,20 @@ struct RecentEvents {
     /// Transactions held.
     var count: Int { entries.count - head }
 
-    /// Adds the events of `token`, the transaction published right after `previous`. A gap (a transaction
-    /// published without being added) starts the record again from `token`.
-    mutating func add(token: Int64, after previous: Int64, events: [EncodedEvent]) {
+    /// Adds the events of `token`, the transaction published right after `previous` (nil: a hole, the
+    /// transaction was published without being encoded). A gap (a transaction published without being
+    /// added) starts the record again from `token`.
+    mutating func add(token: Int64, after previous: Int64, events: [EncodedEvent]?) {
         if count == 0 || entries.last?.token != previous {
             removeAll()
             coveredAfter = previous
         }
-        let plain = events.map { event in
+        let plain = events?.map { event in
             var event = event
             event.withValues = nil
             return event
         }
-        let entry = Entry(token: token, events: plain.allSatisfy(\.resolved) ? plain : nil)
+        let entry = Entry(token: token, events: plain.flatMap { $0.allSatisfy(\.resolved) ? $0 : nil })
         entries.append(entry)
         bytes += entry.bytes
         while count > Self.maximumTransactions || (bytes > Self.maximumBytes && count > 1) {
