@@ -144,6 +144,11 @@ enum TailCommand: Subcommand {
                 try client.send(EventRequest("ack", token: token).text)
             }
         }
+        guard seen >= limit else {
+            // The stream ended without a shutdown message: coexistd went away (or never answered).
+            StandardStreams.error("coexistctl tail: coexistd closed the connection")
+            return .unavailable
+        }
         return .success
     }
 }

@@ -52,6 +52,34 @@ import Glibc
         withExtendedLifetime(listener) {}
     }
 
+    /// A daemon that reads the subscription and then goes away without a word: `tail` says it is
+    /// unavailable (69), not that all went well.
+    @Test func tailWhoseDaemonGoesAwayIsUnavailable() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.file("going.sock")
+        let listener = try UnixListener(path: path, mode: 0o600)
+        let descriptor = listener.descriptor
+        let closer = Thread {
+            let deadline = Date().addingTimeInterval(10)
+            while Date() < deadline {
+                let peer = accept(descriptor, nil, nil)
+                guard peer >= 0 else {
+                    usleep(1_000)
+                    continue
+                }
+                // Read the request line, answer nothing, close cleanly.
+                var byte: UInt8 = 0
+                while read(peer, &byte, 1) == 1, byte != 0x0A {}
+                close(peer)
+            }
+        }
+        closer.start()
+        let result = try ProductProcess.run("coexistctl", ["tail", "--socket", path])
+        #expect(result.status == 69, "\(result.status) \(result.stderr)")
+        #expect(result.stderr.contains("closed the connection"))
+        withExtendedLifetime(listener) {}
+    }
+
     /// A store the daemon's user cannot write: 77 (EX_NOPERM), naming the file; as root, run as nobody.
     @Test func readOnlyStore() throws {
         let directory = try TemporaryDirectory()
