@@ -191,12 +191,15 @@ public final class EventSource {
             }
             if let changed { values = values.filter { changed.contains($0.key) } }
             for relationship in toManys {
-                let members = try engine.legacy.related(objectID, relationship.name)
+                // Counted first: the members of a to-many too large to list are never read.
+                let count = try engine.legacy.relatedCount(objectID, relationship.name)
                 values[relationship.name] =
-                    members.count > RecordedValues.maxListedMembers
-                    ? .memberCount(members.count)
+                    count > RecordedValues.maxListedMembers
+                    ? .memberCount(count)
                     : .members(
-                        try members.map { try engine.identity(ofLegacy: $0.entity, pk: $0.pk) },
+                        try engine.legacy.related(objectID, relationship.name).map {
+                            try engine.identity(ofLegacy: $0.entity, pk: $0.pk)
+                        },
                         ordered: relationship.isOrdered
                     )
             }

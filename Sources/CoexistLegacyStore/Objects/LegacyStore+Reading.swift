@@ -127,6 +127,25 @@ extension LegacyStore {
 
     /// The objects `relationship` of `id` holds, in the relationship's order when it is ordered.
     public func related(_ id: ObjectID, _ relationship: String) throws -> [ObjectID] {
+        let (sql, destinationTable) = try relatedQuery(id, relationship)
+        var result: [ObjectID] = []
+        try connection.forEachRow(sql, [.integer(id.pk)]) { row in
+            result.append(
+                try objectID(pk: row[0].integerValue ?? 0, entityNumber: row[1].integerValue, table: destinationTable)
+            )
+        }
+        return result
+    }
+
+    /// How many objects `relationship` of `id` holds, counted by SQLite without reading them.
+    public func relatedCount(_ id: ObjectID, _ relationship: String) throws -> Int {
+        let (sql, _) = try relatedQuery(id, relationship)
+        return Int(try connection.scalar("SELECT count(*) FROM (\(sql))", [.integer(id.pk)]).integerValue ?? 0)
+    }
+
+    /// The query of the objects `relationship` of `id` holds (`Z_PK`, `Z_ENT`; the owner's key bound as its
+    /// one argument), and the destination's table.
+    private func relatedQuery(_ id: ObjectID, _ relationship: String) throws -> (String, String) {
         let (_, schema) = try requireModel()
         guard let storage = schema.entities[id.entity]?.properties[relationship] else {
             throw LegacyStoreError.modelMismatch(path: path, detail: "\(id.entity) has no relationship \(relationship)")
@@ -172,13 +191,7 @@ extension LegacyStore {
                 detail: "\(id.entity).\(relationship) is not a stored relationship"
             )
         }
-        var result: [ObjectID] = []
-        try connection.forEachRow(sql, [.integer(id.pk)]) { row in
-            result.append(
-                try objectID(pk: row[0].integerValue ?? 0, entityNumber: row[1].integerValue, table: destinationTable)
-            )
-        }
-        return result
+        return (sql, destinationTable)
     }
 
     func requireModel() throws(LegacyStoreError) -> (Model, StoreSchema) {
