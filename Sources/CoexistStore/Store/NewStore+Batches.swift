@@ -20,18 +20,12 @@ extension NewStore {
     /// left out. Owners of different entities may share an identity: each is answered for its own.
     public func related(_ refs: [ObjectRef], _ relationship: String) throws -> [ObjectRef: [ObjectRef]] {
         var result: [ObjectRef: [ObjectRef]] = [:]
-        var byEntity: [String: [String]] = [:]
-        for ref in refs { byEntity[ref.entity, default: []].append(ref.id) }
-        for (entityName, ids) in byEntity.sorted(by: { $0.key < $1.key }) {
-            for start in stride(from: 0, to: ids.count, by: Self.batchSize) {
-                let chunk = ids[start..<min(ids.count, start + Self.batchSize)]
-                let (placeholders, arguments) = Self.padded(chunk)
-                let (sql, destination) = try relatedQuery(entityName, relationship, owners: placeholders)
-                try connection.forEachRow(sql, arguments) { row in
-                    guard let owner = row[0].textValue else { return }
-                    let target = ObjectRef(entity: row[2].textValue ?? destination, id: row[1].textValue ?? "")
-                    result[ObjectRef(entity: entityName, id: owner), default: []].append(target)
-                }
+        try forEachChunk(of: refs) { entityName, placeholders, arguments in
+            let (sql, destination) = try relatedQuery(entityName, relationship, owners: placeholders)
+            try connection.forEachRow(sql, arguments) { row in
+                guard let owner = row[0].textValue else { return }
+                let target = ObjectRef(entity: row[2].textValue ?? destination, id: row[1].textValue ?? "")
+                result[ObjectRef(entity: entityName, id: owner), default: []].append(target)
             }
         }
         return result
@@ -41,20 +35,30 @@ extension NewStore {
     /// counting query per entity and chunk, reading no member.
     public func relatedCounts(_ refs: [ObjectRef], _ relationship: String) throws -> [ObjectRef: Int] {
         var result: [ObjectRef: Int] = [:]
+        try forEachChunk(of: refs) { entityName, placeholders, arguments in
+            let (sql, _) = try relatedQuery(entityName, relationship, owners: placeholders)
+            try connection.forEachRow("SELECT owner, count(*) FROM (\(sql)) GROUP BY owner", arguments) { row in
+                guard let owner = row[0].textValue else { return }
+                result[ObjectRef(entity: entityName, id: owner)] = Int(row[1].integerValue ?? 0)
+            }
+        }
+        return result
+    }
+
+    /// Calls `body` with each entity of `refs` and a chunk of its identities (placeholders and arguments,
+    /// ``padded(_:)``), entities in name order.
+    private func forEachChunk(
+        of refs: [ObjectRef],
+        _ body: (String, String, [SQLiteValue]) throws -> Void
+    ) throws {
         var byEntity: [String: [String]] = [:]
         for ref in refs { byEntity[ref.entity, default: []].append(ref.id) }
         for (entityName, ids) in byEntity.sorted(by: { $0.key < $1.key }) {
             for start in stride(from: 0, to: ids.count, by: Self.batchSize) {
-                let chunk = ids[start..<min(ids.count, start + Self.batchSize)]
-                let (placeholders, arguments) = Self.padded(chunk)
-                let (sql, _) = try relatedQuery(entityName, relationship, owners: placeholders)
-                try connection.forEachRow("SELECT owner, count(*) FROM (\(sql)) GROUP BY owner", arguments) { row in
-                    guard let owner = row[0].textValue else { return }
-                    result[ObjectRef(entity: entityName, id: owner)] = Int(row[1].integerValue ?? 0)
-                }
+                let (placeholders, arguments) = Self.padded(ids[start..<min(ids.count, start + Self.batchSize)])
+                try body(entityName, placeholders, arguments)
             }
         }
-        return result
     }
 
     /// The query of `relationship` of `entityName` (owner identity, named `owner`; target identity; target
