@@ -9,23 +9,36 @@ import CoexistSQLite
 enum ConsumersCommand: Subcommand {
     static let name = "consumers"
     static let summary = "list, reset or drop the durable consumers of a store"
-    static let usage = """
-        usage: coexistctl consumers list STORE [--json]
-               coexistctl consumers reset STORE NAME --to TOKEN|oldest|latest [--json]
-               coexistctl consumers drop STORE NAME [--json]
+    static let spec = CommandSpec(
+        command: "coexistctl consumers",
+        synopsis: [
+            "list STORE [--json]",
+            "reset STORE NAME --to TOKEN|oldest|latest [--json]",
+            "drop STORE NAME [--json]",
+        ],
+        description: """
+            A durable consumer subscribes with a name; the store keeps the last token it acknowledged, it
+            resumes after it, and history it has not acknowledged is never pruned.
 
-        A durable consumer subscribes with a name; the store keeps the last token it acknowledged, it
-        resumes after it, and history it has not acknowledged is never pruned.
+            list   each consumer: name, acknowledged token, when last heard from, and whether the history it
+                   needs is still there (pruned past it with --ignore-consumers: it gets token_expired)
+            reset  sets NAME's acknowledged token: it is sent again what follows (oldest: from the oldest
+                   transaction still kept; latest: only what comes next). A consumer that is connected moves
+                   it on again as it acknowledges.
+            drop   forgets NAME: it no longer holds history back, and subscribing with it starts afresh
 
-        list   each consumer: name, acknowledged token, when last heard from, and whether the history it
-               needs is still there (pruned past it with --ignore-consumers: it gets token_expired)
-        reset  sets NAME's acknowledged token: it is sent again what follows (oldest: from the oldest
-               transaction still kept; latest: only what comes next). A consumer that is connected moves
-               it on again as it acknowledges.
-        drop   forgets NAME: it no longer holds history back, and subscribing with it starts afresh
-
-        list opens the store read-only. --json prints one JSON object.
-        """
+            list opens the store read-only. --json prints one JSON object.
+            """,
+        options: [
+            .value(
+                "to",
+                "TOKEN|oldest|latest",
+                "with reset, required: the token to set; a token after the last one, or one whose following "
+                    + "history was pruned, is refused"
+            ),
+            .flag("json", "print one JSON object"),
+        ]
+    )
 
     struct Listed: Encodable {
         var name: String
@@ -36,7 +49,7 @@ enum ConsumersCommand: Subcommand {
     }
 
     static func run(_ arguments: [String]) throws -> ExitCode {
-        let parsed = try ArgumentParser(arguments, flags: ["json"], options: ["to"])
+        let parsed = try Help.parse(self, arguments)
         guard let verb = parsed.positionals.first else {
             throw ArgumentParser.UsageError("missing list, reset or drop")
         }

@@ -19,21 +19,24 @@ import Glibc
 enum DemoCommand: Subcommand {
     static let name = "demo"
     static let summary = "run coexistd on a demo store with a writer on each side, printing the changes flowing"
-    static let usage = """
-        usage: coexistctl demo [--model PATH] [--directory DIR] [--steps N]
-
-        Creates a fresh store from the demo Task/Category model (config/TaskModel.xcdatamodeld), with the
-        Core Data tables and the new schema; starts coexistd on it (the daemon next to coexistctl); then a
-        legacy writer and a new-schema writer take turns, and after each write the other side's view is
-        printed once the bridge has mirrored it. Ends with coexistctl verify's result.
-
-          --model PATH      the model (default: config/TaskModel.xcdatamodeld)
-          --directory DIR   where to create the store and the socket (default: a new folder under /tmp)
-          --steps N         rounds of writes (default 3)
-        """
+    static let spec = CommandSpec(
+        command: "coexistctl demo",
+        synopsis: ["[--model PATH] [--directory DIR] [--steps N]"],
+        description: """
+            Creates a fresh store from the demo Task/Category model (config/TaskModel.xcdatamodeld), with the
+            Core Data tables and the new schema; starts coexistd on it (the daemon next to coexistctl); then a
+            legacy writer and a new-schema writer take turns, and after each write the other side's view is
+            printed once the bridge has mirrored it. Ends with coexistctl verify's result.
+            """,
+        options: [
+            .value("model", "PATH", "the model (default: config/TaskModel.xcdatamodeld)"),
+            .value("directory", "DIR", "where to create the store and the socket (default: a new folder under /tmp)"),
+            .value("steps", "N", "rounds of writes (default 3)"),
+        ]
+    )
 
     static func run(_ arguments: [String]) throws -> ExitCode {
-        let parsed = try ArgumentParser(arguments, flags: [], options: ["model", "directory", "steps"])
+        let parsed = try Help.parse(self, arguments)
         _ = try parsed.positionals(min: 0, max: 0)
         let modelPath = parsed.option("model") ?? "config/TaskModel.xcdatamodeld"
         let steps = try parsed.integer("steps", in: 1...10_000, default: 3)

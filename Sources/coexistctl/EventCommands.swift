@@ -8,9 +8,21 @@ import FoundationEssentials
 /// A configuration file named is read whole, so that one coexistd would refuse is refused here too (78,
 /// file:line), even when `--socket` overrides its socket as it would coexistd's.
 enum SocketTarget {
-    /// The options that name the daemon: its socket, its configuration file, or the database it serves.
-    static let options: Set<String> = ["socket", "config", "database"]
+    /// The options that name the daemon: its socket, its configuration file, or the database it serves;
+    /// every command that talks to coexistd lists these.
+    static let optionSpecs: [OptionSpec] = [
+        .value("socket", "PATH", "the Unix socket coexistd listens on (default \(DaemonConfiguration().socket))"),
+        .value(
+            "config",
+            "FILE",
+            "the socket of coexistd's configuration file FILE, which is read whole: a file coexistd would refuse "
+                + "is refused here too; --socket overrides its socket"
+        ),
+        .value("database", "FILE", "the coexistd serving FILE, found from the file itself"),
+    ]
 
+    /// The daemon's socket from `--socket`, `--config` or `--database`; one of them, or `--socket` with
+    /// `--config`.
     static func path(_ parsed: ArgumentParser) throws -> String {
         let given = ["socket", "config", "database"].filter { parsed.option($0) != nil }
         guard given.count <= 1 || given == ["socket", "config"] else {
@@ -26,14 +38,19 @@ enum SocketTarget {
 enum StatusCommand: Subcommand {
     static let name = "status"
     static let summary = "ask coexistd for its cursor, lag, rates and clients"
-    static let usage = """
-        usage: coexistctl status [--socket PATH | --config FILE | --database FILE] [--json]
-
-          --database FILE   the coexistd serving FILE, found from the file itself
-        """
+    static let spec = CommandSpec(
+        command: "coexistctl status",
+        synopsis: ["[--socket PATH | --config FILE | --database FILE] [--json]"],
+        description: """
+            Asks coexistd for its status and prints one line: its cursor and the last token (the lag), what it
+            has mirrored, the conflicts it resolved, what is parked, its clients and its rate (transactions a
+            second).
+            """,
+        options: SocketTarget.optionSpecs + [.flag("json", "print coexistd's reply as it is: one JSON object")]
+    )
 
     static func run(_ arguments: [String]) throws -> ExitCode {
-        let parsed = try ArgumentParser(arguments, flags: ["json"], options: SocketTarget.options)
+        let parsed = try Help.parse(self, arguments)
         _ = try parsed.positionals(min: 0, max: 0)
         let client = try LineClient(path: try SocketTarget.path(parsed), timeout: 2)
         try client.send(EventRequest("status").text)
@@ -60,14 +77,18 @@ enum StatusCommand: Subcommand {
 enum WaitCommand: Subcommand {
     static let name = "wait"
     static let summary = "wait until coexistd has mirrored everything up to a token (read-your-writes)"
-    static let usage = """
-        usage: coexistctl wait TOKEN [--timeout MS] [--socket PATH | --config FILE | --database FILE]
-
-        Exits 0 once the bridge's cursor has reached TOKEN, 75 (EX_TEMPFAIL) when the timeout passes first.
-        """
+    static let spec = CommandSpec(
+        command: "coexistctl wait",
+        synopsis: ["TOKEN [--timeout MS] [--socket PATH | --config FILE | --database FILE]"],
+        description: """
+            Exits 0 once the bridge's cursor has reached TOKEN, 75 (EX_TEMPFAIL) when the timeout passes first.
+            """,
+        options: [.value("timeout", "MS", "how long to wait, in milliseconds: 0 to 600000 (default 10000)")]
+            + SocketTarget.optionSpecs
+    )
 
     static func run(_ arguments: [String]) throws -> ExitCode {
-        let parsed = try ArgumentParser(arguments, flags: [], options: SocketTarget.options.union(["timeout"]))
+        let parsed = try Help.parse(self, arguments)
         guard let token = Int64(try parsed.positionals(min: 1, max: 1)[0]), token >= 0 else {
             throw ArgumentParser.UsageError("TOKEN is a non-negative integer")
         }
@@ -84,22 +105,47 @@ enum WaitCommand: Subcommand {
 enum TailCommand: Subcommand {
     static let name = "tail"
     static let summary = "print change events as they happen (optionally from a past token)"
-    static let usage = """
-        usage: coexistctl tail [--since TOKEN|now] [--entity NAME]... [--side legacy|new] [--mirrors] [--values]
-                               [--name CONSUMER] [--count N] [--json] [--socket PATH | --config FILE | --database FILE]
-
-        Subscribes to coexistd's events and prints one line per change: readable by default, the protocol's
-        JSON with --json. --name makes a durable consumer whose position is acknowledged as it goes.
-        --count stops after N events.
-        """
+    static let spec = CommandSpec(
+        command: "coexistctl tail",
+        synopsis: [
+            """
+            [--since TOKEN|now] [--entity NAME]... [--side legacy|new] [--mirrors] [--values]
+                                   [--name CONSUMER] [--count N] [--json] [--socket PATH | --config FILE | --database FILE]
+            """
+        ],
+        description: """
+            Subscribes to coexistd's events and prints one line per change: readable by default, the protocol's
+            JSON with --json. --name makes a durable consumer whose position is acknowledged as it goes.
+            --count stops after N events.
+            """,
+        options: [
+            .value(
+                "since",
+                "TOKEN|now",
+                "start after TOKEN: the changes since then from the history, then live ones; now: only what is "
+                    + "committed from now on"
+            ),
+            .repeatable("entity", "NAME", "only changes to the entity NAME; repeatable, for several entities"),
+            .value("side", "legacy|new", "only changes saved by the Core Data side (legacy) or the new schema's side"),
+            .flag("mirrors", "the bridge's own mirror transactions too (left out by default)"),
+            .flag(
+                "values",
+                "each event with its values: every attribute and relationship of an insert, the changed ones of an "
+                    + "update, a delete's tombstone"
+            ),
+            .value(
+                "name",
+                "CONSUMER",
+                "subscribe as the durable consumer CONSUMER: without --since it resumes after its acknowledged "
+                    + "token, and each event printed is acknowledged"
+            ),
+            .value("count", "N", "stop after N events"),
+            .flag("json", "print the protocol's JSON lines as they come"),
+        ] + SocketTarget.optionSpecs
+    )
 
     static func run(_ arguments: [String]) throws -> ExitCode {
-        let parsed = try ArgumentParser(
-            arguments,
-            flags: ["json", "mirrors", "values"],
-            options: SocketTarget.options.union(["since", "side", "name", "count"]),
-            repeatable: ["entity"]
-        )
+        let parsed = try Help.parse(self, arguments)
         _ = try parsed.positionals(min: 0, max: 0)
         var request = EventRequest("subscribe")
         if let since = parsed.option("since") {

@@ -13,42 +13,50 @@ import Glibc
 enum MigrateCommand: Subcommand {
     static let name = "migrate"
     static let summary = "move a store to a later version of its model: both schemas and the bridge, in one transaction"
-    static let usage = """
-        usage: coexistctl migrate STORE --model M.xcdatamodeld [--to VERSION] [--dry-run] [--sql] [--json]
-                                 [--momd PATH] [--mapping PATH]…
-               coexistctl migrate --config FILE [--to VERSION] [--dry-run] [--sql] [--json] [--momd PATH]
-
-        Finds the version STORE is at (from its own model), then carries it through every later version up
-        to --to, in order: the Core Data tables rebuilt to that version's layout (Z_ENT renumbered,
-        Z_PRIMARYKEY, tombstone columns, Z_METADATA), the new schema to that version's derived schema, and
-        the bridge's identity map, all in ONE SQLite transaction, after a VACUUM INTO backup beside the store
-        (its path is printed). Every row is kept; new attributes get the model's default on both sides;
-        renamed properties keep their values. A step Core Data could not infer is refused with the reasons;
-        so is a step the app ships a mapping model for (<from>-<to>.xcmappingmodel beside the .xcdatamodeld):
-        mapping models are not run yet.
-        Refused while a coexistd serves the file (exit 75), while the bridge has not mirrored everything or
-        holds parked work (75).
-
-          --model PATH   the .xcdatamodeld with every version (or the config's model)
-          --to VERSION   the version to reach (default: the current one)
-          --dry-run      plan and check every step on a scratch copy; the store is not touched
-          --sql          print every statement of every step
-          --mapping PATH a mapping model (.xcmappingmodel) for a step, besides those found beside the
-                         .xcdatamodeld (<from>-<to>.xcmappingmodel); repeatable
-          --momd PATH    the compiled model (a .momd folder or its VersionInfo.plist), whose hashes go to
-                         Z_METADATA; default: <name>.momd beside the .xcdatamodeld; without one the old
-                         hashes are removed, never invented
-          --config FILE  the daemon's configuration: its database, model and schema overrides
-          --json         print the report as JSON
-        """
+    static let spec = CommandSpec(
+        command: "coexistctl migrate",
+        synopsis: [
+            """
+            STORE --model M.xcdatamodeld [--to VERSION] [--dry-run] [--sql] [--json]
+                                     [--momd PATH] [--mapping PATH]…
+            """,
+            "--config FILE [--to VERSION] [--dry-run] [--sql] [--json] [--momd PATH]",
+        ],
+        description: """
+            Finds the version STORE is at (from its own model), then carries it through every later version up
+            to --to, in order: the Core Data tables rebuilt to that version's layout (Z_ENT renumbered,
+            Z_PRIMARYKEY, tombstone columns, Z_METADATA), the new schema to that version's derived schema, and
+            the bridge's identity map, all in ONE SQLite transaction, after a VACUUM INTO backup beside the store
+            (its path is printed). Every row is kept; new attributes get the model's default on both sides;
+            renamed properties keep their values. A step Core Data could not infer is refused with the reasons;
+            so is a step the app ships a mapping model for (<from>-<to>.xcmappingmodel beside the .xcdatamodeld):
+            mapping models are not run yet.
+            Refused while a coexistd serves the file (exit 75), while the bridge has not mirrored everything or
+            holds parked work (75).
+            """,
+        options: [
+            StoreTarget.modelSpec("the .xcdatamodeld with every version (or the config's model)"),
+            .value("to", "VERSION", "the version to reach (default: the current one)"),
+            .flag("dry-run", "plan and check every step on a scratch copy; the store is not touched"),
+            .flag("sql", "print every statement of every step"),
+            .repeatable(
+                "mapping",
+                "PATH",
+                "a mapping model (.xcmappingmodel) for a step, besides those found beside the .xcdatamodeld "
+                    + "(<from>-<to>.xcmappingmodel); repeatable"
+            ),
+            .value(
+                "momd",
+                "PATH",
+                "the compiled model (a .momd folder or its VersionInfo.plist), whose hashes go to Z_METADATA; "
+                    + "default: <name>.momd beside the .xcdatamodeld; without one the old hashes are removed, never "
+                    + "invented"
+            ),
+        ] + StoreTarget.optionSpecs + [.flag("json", "print the report as JSON")]
+    )
 
     static func run(_ arguments: [String]) throws -> ExitCode {
-        let parsed = try ArgumentParser(
-            arguments,
-            flags: ["dry-run", "sql", "json"],
-            options: ["model", "to", "momd", "config", "database"],
-            repeatable: ["mapping"]
-        )
+        let parsed = try Help.parse(self, arguments)
         _ = try parsed.positionals(min: 0, max: 1)
         let target = try StoreTarget(parsed)
         guard let modelPath = target.model else {

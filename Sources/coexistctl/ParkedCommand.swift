@@ -11,28 +11,37 @@ import CoexistSQLite
 enum ParkedCommand: Subcommand {
     static let name = "parked"
     static let summary = "list, retry or drop what the bridge could not mirror"
-    static let usage = """
-        usage: coexistctl parked list [STORE | --database PATH | --config FILE] [--json]
-               coexistctl parked retry [STORE | --database PATH | --config FILE] [--model PATH] [--json]
-               coexistctl parked drop [STORE | --database PATH | --config FILE] (--token T | --object SIDE/ENTITY/PK
-                                      | --all) [--json]
+    static let spec = CommandSpec(
+        command: "coexistctl parked",
+        synopsis: [
+            "list [STORE | --database PATH | --config FILE] [--json]",
+            "retry [STORE | --database PATH | --config FILE] [--model PATH] [--json]",
+            """
+            drop [STORE | --database PATH | --config FILE] (--token T | --object SIDE/ENTITY/PK
+                                          | --all) [--json]
+            """,
+        ],
+        description: """
+            list   each parked transaction (token, side) and object (side, entity, Z_PK) with why and since when
+            retry  mirrors what is pending, then every parked item again, as coexistd does on its own when
+                   caught up; refused (exit 75) while a coexistd serves the file: it retries them itself
+            drop   forgets parked items: the bridge gives up on them (coexistctl verify then shows what
+                   differs; history pruning is no longer held back by them)
 
-        list   each parked transaction (token, side) and object (side, entity, Z_PK) with why and since when
-        retry  mirrors what is pending, then every parked item again, as coexistd does on its own when
-               caught up; refused (exit 75) while a coexistd serves the file: it retries them itself
-        drop   forgets parked items: the bridge gives up on them (coexistctl verify then shows what
-               differs; history pruning is no longer held back by them)
-
-        retry writes as coexistd does: give it coexistd's --config (author, overrides) when it has one.
-        list opens the store read-only. --json prints one JSON object.
-        """
+            retry writes as coexistd does: give it coexistd's --config (author, overrides) when it has one.
+            list opens the store read-only. --json prints one JSON object.
+            """,
+        options: StoreTarget.optionSpecs + [
+            StoreTarget.modelSpec("with retry, the model to mirror with: " + StoreTarget.modelHelp),
+            .value("token", "T", "with drop: the parked transaction with token T"),
+            .value("object", "SIDE/ENTITY/PK", "with drop: the parked object SIDE/ENTITY/PK (legacy/Person/12)"),
+            .flag("all", "with drop: every parked transaction and object"),
+            .flag("json", "print one JSON object"),
+        ]
+    )
 
     static func run(_ arguments: [String]) throws -> ExitCode {
-        let parsed = try ArgumentParser(
-            arguments,
-            flags: ["json", "all"],
-            options: ["token", "object", "model", "database", "config"]
-        )
+        let parsed = try Help.parse(self, arguments)
         guard let verb = parsed.positionals.first else {
             throw ArgumentParser.UsageError("missing list, retry or drop")
         }
@@ -141,17 +150,29 @@ enum ParkedCommand: Subcommand {
 enum ConflictsCommand: Subcommand {
     static let name = "conflicts"
     static let summary = "list the conflicts the bridge resolved"
-    static let usage = """
-        usage: coexistctl conflicts list STORE [--since TOKEN|TIME] [--limit N] [--json]
-
-        Each conflict: the object and property both sides changed in transactions neither had seen, the
-        winning and losing transaction, and the policy that chose. --since keeps those after a token
-        (winning or losing), or detected at or after an ISO-8601 time or an age (2h, 7d). Read-only.
-        --json prints one JSON object per line (NDJSON).
-        """
+    static let spec = CommandSpec(
+        command: "coexistctl conflicts",
+        synopsis: ["list STORE [--since TOKEN|TIME] [--limit N] [--json]"],
+        description: """
+            Each conflict: the object and property both sides changed in transactions neither had seen, the
+            winning and losing transaction, and the policy that chose. --since keeps those after a token
+            (winning or losing), or detected at or after an ISO-8601 time or an age (2h, 7d). Read-only.
+            --json prints one JSON object per line (NDJSON).
+            """,
+        options: [
+            .value(
+                "since",
+                "TOKEN|TIME",
+                "only the conflicts whose winning or losing transaction is after TOKEN, or detected at or after "
+                    + "TIME: ISO-8601 (2025-01-01, 2025-01-01T10:30:00Z) or an age back from now (90s, 30m, 2h, 7d, 2w)"
+            ),
+            .value("limit", "N", "list at most N conflicts, the oldest first"),
+            .flag("json", "print one JSON object per conflict, one per line (NDJSON)"),
+        ]
+    )
 
     static func run(_ arguments: [String]) throws -> ExitCode {
-        let parsed = try ArgumentParser(arguments, flags: ["json"], options: ["since", "limit"])
+        let parsed = try Help.parse(self, arguments)
         guard parsed.positionals.first == "list" else {
             throw ArgumentParser.UsageError("the command is conflicts list")
         }

@@ -7,24 +7,37 @@ import CoexistStore
 enum SchemaCommand: Subcommand {
     static let name = "schema"
     static let summary = "print the new schema derived from a model: tables, columns, encodings"
-    static let usage = """
-        usage: coexistctl schema --model PATH [--json] [--sql]
-               coexistctl schema --model M.xcdatamodeld --versions [--store STORE] [--json]
-
-        Prints how each entity maps to a table of the new schema and each property to a column, with its
-        encoding; --sql prints the CREATE statements instead; --json prints one object with both.
-        --versions lists the versions of an .xcdatamodeld in order and what changes from each to the next:
-        entities, attributes and relationships added, removed, renamed (renaming identifiers), type,
-        optionality, default, delete-rule, hierarchy and uniqueness changes; whether Core Data could infer
-        the migration (lightweight) or it needs a mapping model, and why. With --store, which version that
-        Core Data store is at (from its own model; read-only).
-
-          --model PATH   an .xcdatamodeld folder (its current version), an .xcdatamodel folder or a
-                         contents file
-        """
+    static let spec = CommandSpec(
+        command: "coexistctl schema",
+        synopsis: ["--model PATH [--json] [--sql]", "--model M.xcdatamodeld --versions [--store STORE] [--json]"],
+        description: """
+            Prints how each entity maps to a table of the new schema and each property to a column, with its
+            encoding; --sql prints the CREATE statements instead; --json prints one object with both.
+            --versions lists the versions of an .xcdatamodeld in order and what changes from each to the next:
+            entities, attributes and relationships added, removed, renamed (renaming identifiers), type,
+            optionality, default, delete-rule, hierarchy and uniqueness changes; whether Core Data could infer
+            the migration (lightweight) or it needs a mapping model, and why. With --store, which version that
+            Core Data store is at (from its own model; read-only).
+            """,
+        options: [
+            .value(
+                "model",
+                "PATH",
+                "an .xcdatamodeld folder (its current version), an .xcdatamodel folder or a contents file"
+            ),
+            .flag("sql", "print the CREATE statements of the new schema instead"),
+            .flag("json", "print one JSON object: the mapping and the statements, or with --versions the versions"),
+            .flag(
+                "versions",
+                "instead: the versions of the .xcdatamodeld --model names, in order, and what changes from each to "
+                    + "the next"
+            ),
+            .value("store", "STORE", "with --versions: also which version the Core Data store STORE is at"),
+        ]
+    )
 
     static func run(_ arguments: [String]) throws -> ExitCode {
-        let parsed = try ArgumentParser(arguments, flags: ["json", "sql", "versions"], options: ["model", "store"])
+        let parsed = try Help.parse(self, arguments)
         _ = try parsed.positionals(min: 0, max: 0)
         guard let modelPath = parsed.option("model") else { throw ArgumentParser.UsageError("--model is required") }
         if parsed.flag("versions") {

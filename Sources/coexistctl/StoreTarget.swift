@@ -19,6 +19,28 @@ struct StoreTarget {
     /// Declared transforms of migration steps (`[migration FROM -> TO]`).
     let transforms: [StepTransform]
 
+    /// `--database` and `--config`: the store (besides a positional STORE) and coexistd's configuration, as
+    /// every command that works on a store through the daemon's settings lists them.
+    static let optionSpecs: [OptionSpec] = [
+        .value("database", "PATH", "the store, instead of STORE (as coexistd's --database)"),
+        .value(
+            "config",
+            "FILE",
+            "coexistd's configuration file: the store, model, schema overrides and bridge settings (author, "
+                + "conflict policy) it names, read as coexistd reads them; STORE, --database and --model override it"
+        ),
+    ]
+
+    /// What `--model` names for a command that reads the store through the bridge, and its default.
+    static let modelHelp =
+        "an .xcdatamodeld folder (its current version), an .xcdatamodel folder or a contents file; default: the "
+        + "configuration's model, else the store's own Z_MODELCACHE"
+
+    /// `--model PATH`: the model the command works with, described by `help`.
+    static func modelSpec(_ help: String = "the model: " + StoreTarget.modelHelp) -> OptionSpec {
+        .value("model", "PATH", help)
+    }
+
     /// The store of `parsed`: its positional argument number `position`, `--database` or `--config`.
     init(_ parsed: ArgumentParser, position: Int = 0) throws {
         var entries: [ConfigEntry] = []

@@ -11,37 +11,53 @@ import CoexistSQLite
 enum VerifyCommand: Subcommand {
     static let name = "verify"
     static let summary = "compare both schemas object by object; exit 0 when equal, 1 otherwise; --repair"
-    static let usage = """
-        usage: coexistctl verify [STORE | --database PATH | --config FILE] [--model PATH] [--json] [--limit N]
-                                 [--repair [--from legacy|new] [--dry-run]] [--bootstrap]
-
-        Compares the Core Data tables and the new schema object by object: identity, every attribute after
-        conversion, every relationship. Prints the differences; exits 0 when equal, 1 otherwise (and 1 with
-        one line for a store the bridge has never run on). Opens the store read-only: it writes nothing.
-
-          --limit N        list at most N differences (default 1000; all are counted)
-          --repair         mirror what is pending, then re-apply every object that differs from one side
-                           into the other, in one transaction recorded as the bridge's own, and compare
-                           again (exit 0 when equal). An object missing from the right side is deleted
-                           from the other only if it was mirrored before; parked objects and objects never
-                           mirrored are left as they are, each named. Refused (exit 75) while a coexistd
-                           serves the file.
-          --from SIDE      the side that is right: legacy or new; default the conflict policy's side
-                           (legacy-wins: legacy, new-wins: new, later-wins: legacy)
-          --dry-run        with --repair: print what would be repaired, change nothing
-          --bootstrap      on a store the bridge never ran on: set it up first as coexistd's first start
-                           does (new schema, bridge tables, initial sync; writes the store), then compare.
-                           Refused (exit 75) while a coexistd serves the file.
-          --json           {equal, objects: {legacy, new}, differences: [...], differenceCount}; with
-                           --repair, {before, repaired: {from, applied, deleted, tokens}, after}
-        """
+    static let spec = CommandSpec(
+        command: "coexistctl verify",
+        synopsis: [
+            """
+            [STORE | --database PATH | --config FILE] [--model PATH] [--json] [--limit N]
+                                     [--repair [--from legacy|new] [--dry-run]] [--bootstrap]
+            """
+        ],
+        description: """
+            Compares the Core Data tables and the new schema object by object: identity, every attribute after
+            conversion, every relationship. Prints the differences; exits 0 when equal, 1 otherwise (and 1 with
+            one line for a store the bridge has never run on). Opens the store read-only: it writes nothing.
+            """,
+        options: StoreTarget.optionSpecs + [
+            StoreTarget.modelSpec(),
+            .value("limit", "N", "list at most N differences (default 1000; all are counted)"),
+            .flag(
+                "repair",
+                "mirror what is pending, then re-apply every object that differs from one side into the other, in "
+                    + "one transaction recorded as the bridge's own, and compare again (exit 0 when equal). An object "
+                    + "missing from the right side is deleted from the other only if it was mirrored before; parked "
+                    + "objects and objects never mirrored are left as they are, each named. Refused (exit 75) while a "
+                    + "coexistd serves the file."
+            ),
+            .value(
+                "from",
+                "SIDE",
+                "the side that is right: legacy or new; default the conflict policy's side (legacy-wins: legacy, "
+                    + "new-wins: new, later-wins: legacy)"
+            ),
+            .flag("dry-run", "with --repair: print what would be repaired, change nothing"),
+            .flag(
+                "bootstrap",
+                "on a store the bridge never ran on: set it up first as coexistd's first start does (new schema, "
+                    + "bridge tables, initial sync; writes the store), then compare. Refused (exit 75) while a "
+                    + "coexistd serves the file."
+            ),
+            .flag(
+                "json",
+                "{equal, objects: {legacy, new}, differences: [...], differenceCount}; with --repair, {before, "
+                    + "repaired: {from, applied, deleted, tokens, skipped}, after}"
+            ),
+        ]
+    )
 
     static func run(_ arguments: [String]) throws -> ExitCode {
-        let parsed = try ArgumentParser(
-            arguments,
-            flags: ["json", "repair", "dry-run", "bootstrap"],
-            options: ["model", "database", "config", "limit", "from"]
-        )
+        let parsed = try Help.parse(self, arguments)
         let target = try StoreTarget(parsed)
         let limit = try parsed.integer("limit", in: 0...Int.max, default: 1_000)
         let json = parsed.flag("json")

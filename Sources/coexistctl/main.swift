@@ -17,7 +17,10 @@ guard let name = arguments.first, name != "--help", name != "-h", name != "help"
     exit(arguments.isEmpty ? ExitCode.usage.rawValue : ExitCode.success.rawValue)
 }
 guard let command = commands.first(where: { $0.name == name }) else {
-    StandardStreams.error("coexistctl: unknown command \"\(name)\"\n\n" + Help.overview(commands))
+    let hint = TextWrap.suggestion(for: name, among: commands.map { $0.name }).map { " (did you mean \($0)?)" }
+    StandardStreams.error(
+        "coexistctl: unknown command \"\(name)\"" + (hint ?? "") + "\nRun 'coexistctl --help' for the list of commands."
+    )
     exit(ExitCode.usage.rawValue)
 }
 exit(Help.run(command, Array(arguments.dropFirst())).rawValue)

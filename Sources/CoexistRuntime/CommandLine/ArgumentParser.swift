@@ -63,9 +63,26 @@ public struct ArgumentParser: Sendable {
                     index += 1
                 }
             } else {
-                throw UsageError("unknown option --\(name)")
+                let known = Array(allowedFlags) + Array(allowedOptions) + Array(repeatable) + ["help"]
+                let hint = TextWrap.suggestion(for: name, among: known.sorted()).map { " (did you mean --\($0)?)" }
+                throw UsageError("unknown option --\(name)" + (hint ?? ""))
             }
         }
+    }
+
+    /// Parses `arguments` by the option table of `spec`.
+    public init(_ arguments: [String], spec: CommandSpec) throws(UsageError) {
+        var flags: Set<String> = []
+        var options: Set<String> = []
+        var repeatable: Set<String> = []
+        for option in spec.options {
+            switch option.kind {
+            case .flag: flags.insert(option.name)
+            case .value: options.insert(option.name)
+            case .repeatable: repeatable.insert(option.name)
+            }
+        }
+        try self.init(arguments, flags: flags, options: options, repeatable: repeatable)
     }
 
     /// Whether `--name` was given.
