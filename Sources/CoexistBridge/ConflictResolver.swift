@@ -153,10 +153,18 @@ final class ConflictResolver {
                     .text(loss.loser.side.rawValue), .text(engine.configuration.conflictPolicy.rawValue),
                 ]
             )
-            engine.report(
-                "conflict on \(loss.key.root) \(loss.key.id) \(loss.key.property): \(loss.winner.side) token \(loss.winner.token) "
-                    + "wins over \(loss.loser.side) token \(loss.loser.token) (\(engine.configuration.conflictPolicy.rawValue))"
+            var notice = BridgeNotice(
+                .conflict,
+                "conflict on \(loss.key.root) \(loss.key.id) \(loss.key.property): \(loss.winner.side) token "
+                    + "\(loss.winner.token) wins over \(loss.loser.side) token \(loss.loser.token) "
+                    + "(\(engine.configuration.conflictPolicy.rawValue))"
             )
+            notice.token = loss.winner.token
+            notice.side = loss.winner.side
+            notice.entity = loss.key.root
+            notice.object = loss.key.id
+            notice.property = loss.key.property
+            engine.report(notice)
         }
         defer { losses.removeAll() }
         return losses.count

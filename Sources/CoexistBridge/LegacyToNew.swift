@@ -213,7 +213,11 @@ struct LegacyToNew {
             } catch BridgeError.sharedIdentity(let reason) {
                 // Parked, not merged into the other object's row: the rest of the transaction goes on.
                 if try engine.identities.park(id, reason: reason) {
-                    (engine.reportParkedObject ?? engine.report)("object parked: \(reason)")
+                    var notice = BridgeNotice(.parkedObject, "object parked: \(reason)")
+                    notice.side = .legacy
+                    notice.entity = id.entity
+                    notice.object = "\(id.pk)"
+                    (engine.reportParkedObject ?? engine.report)(notice)
                 }
                 return nil
             }

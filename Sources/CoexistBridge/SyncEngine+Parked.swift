@@ -111,7 +111,7 @@ extension SyncEngine {
             }
         } catch {
             if Self.isTransient(error) || Self.isCorruption(error) { throw error }
-            report("parked objects could not be mirrored again: \(error)")
+            report(BridgeNotice(.retryFailed, "parked objects could not be mirrored again: \(error)"))
             return
         }
         result.retried += objects.count

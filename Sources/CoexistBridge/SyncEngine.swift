@@ -62,11 +62,11 @@ public final class SyncEngine {
     var updatedInPass = 0
     /// Where the next round of retrying parked objects starts (root entity, `Z_PK`); nil: at the start.
     var parkedObjectsAfter: (String, Int64)?
-    /// Called for every conflict and parked transaction, for logging.
-    public var report: (String) -> Void = { _ in }
+    /// Called for every conflict, parked transaction and fallback, for logging.
+    public var report: (BridgeNotice) -> Void = { _ in }
     /// Called for every object parked (there can be many at once, a store full of shared ids, say: the
     /// daemon rate-limits these); nil: ``report``.
-    public var reportParkedObject: ((String) -> Void)?
+    public var reportParkedObject: ((BridgeNotice) -> Void)?
 
     /// Opens the bridge on `connection`: checks the model against the store, creates the new schema and the
     /// bridge's tables when absent.
@@ -177,7 +177,12 @@ public final class SyncEngine {
             // Rolled back whole (no savepoint spans a snapshot: SQLite would keep a copy of every page each of
             // its statements changed until the end); the same transactions again, one at a time.
             dropReadAhead()
-            report("a snapshot could not be mirrored whole, mirroring it one transaction at a time: \(failure.error)")
+            report(
+                BridgeNotice(
+                    .fallback,
+                    "a snapshot could not be mirrored whole, mirroring it one transaction at a time: \(failure.error)"
+                )
+            )
             do {
                 return try connection.write { try passInTransaction(oneByOne: true) }
             } catch {
@@ -282,7 +287,13 @@ public final class SyncEngine {
                 if Self.isTransient(error) || Self.isCorruption(error) { throw error }
                 try park(transaction.token, side: transaction.side, error: "\(error)")
                 result.parked += 1
-                report("transaction \(transaction.token) (\(transaction.side)) parked: \(error)")
+                var notice = BridgeNotice(
+                    .parkedTransaction,
+                    "transaction \(transaction.token) (\(transaction.side)) parked: \(error)"
+                )
+                notice.token = transaction.token
+                notice.side = transaction.side
+                report(notice)
             }
         }
     }

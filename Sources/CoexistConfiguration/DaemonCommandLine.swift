@@ -1,68 +1,101 @@
 public import CoexistRuntime
 
-/// coexistd's command line: `--config PATH`, `--once`, `--check-config`, and every configuration key as an
-/// option (`--database PATH`, `--conflict-policy new-wins`), which overrides the file.
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// coexistd's command line: `--config PATH`, `--once`, `--check-config`, `--version`, the manual pages,
+/// and every configuration key as an option (`--database PATH`, `--conflict-policy new-wins`), which
+/// overrides the file. Its parser, `--help` and manual page are made from ``spec``.
 public struct DaemonCommandLine: Sendable {
-    /// The configuration file, if any.
+    /// Which manual page to print.
+    public enum Manual: Sendable { case daemon, configuration }
+
+    /// The configuration file given with `--config`, if any (see ``resolvedConfigFile(exists:)``).
     public var configFile: String?
     /// Mirror what is pending, then exit 0.
     public var once = false
     /// Validate the configuration, then exit 0 (or 78).
     public var checkConfig = false
-    /// Print usage and exit.
+    /// Print usage and exit 0.
     public var help = false
-    /// Configuration keys given as options.
+    /// Print the version and exit 0.
+    public var version = false
+    /// Print a manual page (roff) and exit 0.
+    public var manual: Manual?
+    /// Configuration keys given as options, in the table's order.
     public var entries: [ConfigEntry] = []
 
-    /// The usage text.
-    public static let usage = """
-        usage: coexistd [--config PATH] [--once] [--check-config] [--KEY VALUE ...]
+    /// The file read when no `--config` is given and it exists.
+    public static let defaultConfigFile = "/etc/coexist/coexistd.conf"
 
-        Mirrors every change between the Core Data tables and the new schema of one SQLite file, and serves
-        change events on a Unix socket. Every configuration key (see config/coexistd.conf) is also an
-        option, overriding the file: --database PATH, --model PATH, --socket PATH, --socket-mode 0660,
-        --conflict-policy later-wins|legacy-wins|new-wins, --batch-size N, --log-level LEVEL, ...
+    /// The heading the configuration keys are listed under.
+    static let keysGroup = "configuration keys (each overrides the file's; see coexistd.conf(5))"
 
-          --config PATH    the configuration file
-          --once           mirror everything pending, then exit 0
-          --check-config   validate the configuration and exit (0, or 78 naming file:line)
-        """
+    /// coexistd's interface: its own options, then every configuration key.
+    public static let spec = CommandSpec(
+        command: "coexistd",
+        synopsis: [
+            "[--config PATH] [--once | --check-config] [--KEY VALUE ...]", "--version | --help | --man | --man-config",
+        ],
+        description: """
+            Mirrors every change between the Core Data tables and the new schema of one SQLite file, and serves
+            change events on a Unix socket. Without --config it reads \(defaultConfigFile) when that exists.
+            Every configuration key is also an option, overriding the file.
+            """,
+        options: [
+            .value(
+                "config",
+                "PATH",
+                "the configuration file (default: \(defaultConfigFile) when it exists; /dev/null reads none)"
+            ),
+            .flag("once", "mirror everything pending, then exit 0"),
+            .flag(
+                "check-config",
+                "validate the configuration and the store without writing anything, then exit (0, or 78 naming file:line)"
+            ),
+            .flag("version", "print the version, the SQLite library's and the build, then exit"),
+            .flag("man", "print the coexistd(8) manual page (roff: man -l) and exit"),
+            .flag("man-config", "print the coexistd.conf(5) manual page (roff) and exit"),
+        ]
+            + DaemonConfiguration.table.map { key in
+                .value(key.name, "VALUE", key.doc + (key.reloadable ? " (reload)" : ""), group: keysGroup)
+            }
+    )
+
+    /// The usage text (`--help`).
+    public static var usage: String { spec.usage }
 
     /// Parses `arguments` (without the program name).
     public init(_ arguments: [String]) throws(ArgumentParser.UsageError) {
-        var index = 0
-        while index < arguments.count {
-            let argument = arguments[index]
-            index += 1
-            guard argument.hasPrefix("--") else { throw ArgumentParser.UsageError("unexpected argument \(argument)") }
-            var name = String(argument.dropFirst(2))
-            var value: String?
-            if let equals = name.firstIndex(of: "=") {
-                value = String(name[name.index(after: equals)...])
-                name = String(name[..<equals])
-            }
-            switch name {
-            case "once": once = true
-            case "check-config": checkConfig = true
-            case "help": help = true
-            case _ where name == "config" || DaemonConfiguration.keys.contains(name):
-                if value == nil {
-                    guard index < arguments.count else { throw ArgumentParser.UsageError("--\(name) needs a value") }
-                    value = arguments[index]
-                    index += 1
-                }
-                if name == "config" {
-                    guard configFile == nil else { throw ArgumentParser.UsageError("--config is given twice") }
-                    configFile = value
-                } else {
-                    guard !entries.contains(where: { $0.key == name }) else {
-                        throw ArgumentParser.UsageError("--\(name) is given twice")
-                    }
-                    entries.append(ConfigEntry(key: name, value: value ?? "", file: "command line", line: nil))
-                }
-            default:
-                throw ArgumentParser.UsageError("unknown option --\(name)")
-            }
+        if arguments.contains("-h") || arguments.contains("--help") {
+            help = true
+            return
+        }
+        let parsed = try ArgumentParser(arguments, spec: Self.spec)
+        if let extra = parsed.positionals.first { throw ArgumentParser.UsageError("unexpected argument \(extra)") }
+        configFile = parsed.option("config")
+        once = parsed.flag("once")
+        checkConfig = parsed.flag("check-config")
+        version = parsed.flag("version")
+        if parsed.flag("man") { manual = .daemon }
+        if parsed.flag("man-config") {
+            guard manual == nil else { throw ArgumentParser.UsageError("give one of --man, --man-config") }
+            manual = .configuration
+        }
+        if once && checkConfig { throw ArgumentParser.UsageError("give one of --once, --check-config") }
+        for key in DaemonConfiguration.table {
+            guard let value = parsed.option(key.name) else { continue }
+            entries.append(ConfigEntry(key: key.name, value: value, file: "command line", line: nil))
         }
     }
+
+    /// The configuration file to read: `--config`'s, else ``defaultConfigFile`` when `exists` says it is
+    /// there, else none (the defaults and the command line alone).
+    public func resolvedConfigFile(exists: (String) -> Bool) -> String? {
+        configFile ?? (exists(Self.defaultConfigFile) ? Self.defaultConfigFile : nil)
+    }
+
+    /// The configuration file to read, looking for ``defaultConfigFile`` in the file system.
+    public func resolvedConfigFile() -> String? { resolvedConfigFile { access($0, F_OK) == 0 } }
 }

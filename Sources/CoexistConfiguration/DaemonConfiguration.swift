@@ -309,15 +309,22 @@ public struct DaemonConfiguration: Sendable {
     }
 
     /// Checks that the socket's directory exists and is writable (skipped under socket activation).
-    public func validateSocketDirectory() throws(ConfigError) {
+    /// With `allowMissing` (`--check-config`), a directory that does not exist yet is no error but a
+    /// returned note: tmpfiles.d or the socket unit makes it before coexistd starts.
+    @discardableResult
+    public func validateSocketDirectory(allowMissing: Bool = false) throws(ConfigError) -> String? {
         let directory = socket.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/")
         let path = directory.isEmpty ? "." : directory
+        if allowMissing && access(path, F_OK) != 0 && errno == ENOENT {
+            return "socket directory \(path) does not exist yet: systemd-tmpfiles --create or the socket unit makes it"
+        }
         guard access(path, W_OK | X_OK) == 0 else {
             throw ConfigError(
                 location: locations["socket"] ?? "defaults: socket",
                 message: "socket directory \(path) is not writable (\(String(cString: strerror(errno))))"
             )
         }
+        return nil
     }
 
     /// Takes every reloadable key's value from `fresh` (what a SIGHUP applies).

@@ -87,7 +87,10 @@ extension BridgeWorker {
         try ConsumerTable.create(connection)
         let consumers = try ConsumerTable.lowestNeeded(connection, activeSince: activeSince)
         for name in consumers.expired {
-            logger.warning("durable consumer \(name) expired: it no longer holds history back")
+            logger.warning(
+                "durable consumer \(name) expired: it no longer holds history back",
+                fields: [.event: "consumer-expired", .consumer: name]
+            )
         }
         let bound = min(cursor, consumers.token ?? cursor, pending ?? cursor)
         let pruned = try HistoryPruner.prune(

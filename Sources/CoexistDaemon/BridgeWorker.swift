@@ -176,8 +176,7 @@ final class BridgeWorker: @unchecked Sendable {
             return
         }
         engine.configuration = settings.bridge
-        engine.report = { [logger] message in logger.warning(message) }
-        engine.reportParkedObject = RateLimitedWarnings(logger: logger).warn
+        engine.reportNotices(to: logger)
         shared.withLock { $0.started = true }
         events.signal()
         var state = LoopState()
@@ -262,8 +261,7 @@ final class BridgeWorker: @unchecked Sendable {
                     do {
                         engine = try openEngine(connection)
                         engine.configuration = settings.bridge
-                        engine.report = { [logger] message in logger.warning(message) }
-                        engine.reportParkedObject = RateLimitedWarnings(logger: logger).warn
+                        engine.reportNotices(to: logger)
                     } catch {
                         fail(error)
                         return
@@ -383,7 +381,7 @@ final class BridgeWorker: @unchecked Sendable {
                 events.signal()
                 logger.debug(
                     "mirrored \(result.mirrored) of \(result.handled) transactions",
-                    fields: ["COEXIST_TOKEN": "\(result.cursor)"]
+                    fields: [.token: "\(result.cursor)"]
                 )
             }
             return result.handled > 0
@@ -396,7 +394,10 @@ final class BridgeWorker: @unchecked Sendable {
             state.backoff = min(max(state.backoff * 2, 50_000_000), 5_000_000_000)
             let text = "\(error)"
             if text != state.lastError {
-                logger.warning("mirroring failed, retrying in \(state.backoff / 1_000_000) ms: \(text)")
+                logger.warning(
+                    "mirroring failed, retrying in \(state.backoff / 1_000_000) ms: \(text)",
+                    fields: [.event: "mirror-failed"]
+                )
             }
             state.lastError = text
             shared.withLock { shared in

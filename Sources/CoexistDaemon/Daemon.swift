@@ -75,8 +75,7 @@ public final class Daemon {
             overrides: configuration.overrides,
             configuration: configuration.bridge
         )
-        engine.report = { [logger] message in logger.warning(message) }
-        engine.reportParkedObject = RateLimitedWarnings(logger: logger).warn
+        engine.reportNotices(to: logger)
         self.connection = connection
         self.engine = engine
         try ConsumerTable.create(connection)
@@ -245,7 +244,11 @@ public final class Daemon {
         var nextWatchdog = Monotonic.now()
         var nextCheck = Monotonic.now()
         notifier.ready(status: statusLine())
-        logger.notice("coexistd ready on \(configuration.database), cursor \((try? engine?.cursor() ?? 0) ?? 0)")
+        let cursor = (try? engine?.cursor() ?? 0) ?? 0
+        logger.notice(
+            "coexistd ready on \(configuration.database), cursor \(cursor)",
+            fields: [.database: configuration.database, .token: "\(cursor)"]
+        )
         while true {
             let now = Monotonic.now()
             if let watchdog, now >= nextWatchdog {

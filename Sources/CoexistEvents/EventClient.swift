@@ -232,3 +232,15 @@ final class EventClient {
         queuedBytes = bytes
     }
 }
+
+extension EventClient {
+    /// The journal fields naming this peer, and what happened to it.
+    func logFields(event: String) -> [LogField: String] {
+        var fields: [LogField: String] = [.event: event]
+        if let credentials {
+            fields[.peerUID] = "\(credentials.uid)"
+            fields[.peerPID] = "\(credentials.pid)"
+        }
+        return fields
+    }
+}

@@ -220,7 +220,9 @@ extension EventServer {
         )
         unsubscribe(client)
         client.closing = true
-        logger.warning("a subscriber lagged and was disconnected", fields: ["COEXIST_TOKEN": "\(client.delivered)"])
+        var fields = client.logFields(event: "lagged")
+        fields[.token] = "\(client.delivered)"
+        logger.warning("a subscriber lagged and was disconnected at token \(client.delivered)", fields: fields)
     }
 
     /// Periodic work: backlogs, `wait` replies, request timeouts, heartbeats.

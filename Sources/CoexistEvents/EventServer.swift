@@ -184,7 +184,10 @@ public final class EventServer {
                 client.send(
                     EventError(code: .tooManyClients, message: "the server has \(limits.maxClients) clients").line
                 )
-                logger.warning("refused a client: \(limits.maxClients) clients connected")
+                logger.warning(
+                    "refused a client: \(limits.maxClients) clients connected",
+                    fields: client.logFields(event: "refused")
+                )
                 continue
             }
             if !limits.allowUIDs.isEmpty || !limits.allowGIDs.isEmpty {
@@ -194,10 +197,7 @@ public final class EventServer {
                     client.send(EventError(code: .forbidden, message: "this uid and gid may not use the socket").line)
                     logger.warning(
                         "refused a peer not in the allowlist",
-                        fields: [
-                            "COEXIST_PEER_UID": "\(client.credentials?.uid ?? 0)",
-                            "COEXIST_PEER_PID": "\(client.credentials?.pid ?? 0)",
-                        ]
+                        fields: client.logFields(event: "refused")
                     )
                     continue
                 }
@@ -266,10 +266,7 @@ public final class EventServer {
         client.closing = true
         logger.warning(
             "closed a connection over its budget: \(what)",
-            fields: [
-                "COEXIST_PEER_UID": "\(client.credentials?.uid ?? 0)",
-                "COEXIST_PEER_PID": "\(client.credentials?.pid ?? 0)",
-            ]
+            fields: client.logFields(event: "over-budget")
         )
     }
 

@@ -211,3 +211,8 @@ public final class Connection {
         )
     }
 }
+
+extension Connection {
+    /// The SQLite library this process runs with (`3.40.1`).
+    public static var libraryVersion: String { String(cString: sqlite3_libversion()) }
+}

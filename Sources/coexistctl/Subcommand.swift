@@ -16,7 +16,10 @@ protocol Subcommand {
 /// Help texts and the error-to-exit-code boundary shared by every subcommand.
 enum Help {
     /// The option table of `command` parsed from `arguments`.
-    static func parse(_ command: any Subcommand.Type, _ arguments: [String]) throws(ArgumentParser.UsageError)
+    static func parse(
+        _ command: any Subcommand.Type,
+        _ arguments: [String]
+    ) throws(ArgumentParser.UsageError)
         -> ArgumentParser
     {
         try ArgumentParser(arguments, spec: command.spec)
@@ -31,8 +34,35 @@ enum Help {
             )
         }
         lines.append("")
-        lines.append("Run 'coexistctl <command> --help' for a command's options.")
+        lines.append("Run 'coexistctl <command> --help' for a command's options; 'coexistctl --version' for the")
+        lines.append("version; 'coexistctl --man' prints the manual page coexistctl(1) (man -l).")
         return lines.joined(separator: "\n")
+    }
+
+    /// coexistctl(1): every command's synopsis, description and options, from the tables `--help` prints.
+    static func manual(_ commands: [any Subcommand.Type]) -> ManualPage {
+        ManualPage(
+            name: "coexistctl",
+            section: 1,
+            summary: "inspect, verify, repair and migrate coexist stores; follow coexistd",
+            source: ProductVersion.manualSource,
+            manual: "User Commands",
+            synopsis: ["COMMAND [OPTIONS]", "--version | --help | --man"],
+            sections: [
+                .text(
+                    "Description",
+                    """
+                    The operator's tool of coexist, which lets a Core Data store and a new schema derived from the
+                    same model live on one SQLite file. Commands that inspect open the store read-only and never
+                    write it; those that write refuse (exit 75) while a coexistd serves the file, unless they go
+                    through it.
+                    """
+                ),
+                .commands("Commands", commands.map { $0.spec }),
+                .definitions("Exit status", ExitCode.allCases.map { (String($0.rawValue), $0.summary) }),
+                .text("See also", "coexistd(8), coexistd.conf(5)"),
+            ]
+        )
     }
 
     static func run(_ command: any Subcommand.Type, _ arguments: [String]) -> ExitCode {

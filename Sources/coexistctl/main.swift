@@ -1,4 +1,5 @@
 import CoexistRuntime
+import CoexistSQLite
 
 #if canImport(Glibc)
 import Glibc
@@ -12,9 +13,22 @@ let commands: [any Subcommand.Type] = [
 ]
 
 let arguments = Array(CommandLine.arguments.dropFirst())
-guard let name = arguments.first, name != "--help", name != "-h", name != "help" else {
+guard let name = arguments.first else {
+    StandardStreams.error(Help.overview(commands))
+    exit(ExitCode.usage.rawValue)
+}
+switch name {
+case "--help", "-h", "help":
     StandardStreams.out(Help.overview(commands))
-    exit(arguments.isEmpty ? ExitCode.usage.rawValue : ExitCode.success.rawValue)
+    exit(ExitCode.success.rawValue)
+case "--version":
+    StandardStreams.out(ProductVersion.text("coexistctl", libraries: [("SQLite", Connection.libraryVersion)]))
+    exit(ExitCode.success.rawValue)
+case "--man":
+    StandardStreams.out(Help.manual(commands).roff, newline: false)
+    exit(ExitCode.success.rawValue)
+default:
+    break
 }
 guard let command = commands.first(where: { $0.name == name }) else {
     let hint = TextWrap.suggestion(for: name, among: commands.map { $0.name }).map { " (did you mean \($0)?)" }

@@ -2,6 +2,7 @@ import CoexistConfiguration
 import CoexistDaemon
 import CoexistReporting
 import CoexistRuntime
+import CoexistSQLite
 
 #if canImport(Glibc)
 import Glibc
@@ -19,6 +20,21 @@ if commandLine.help {
     StandardStreams.out(DaemonCommandLine.usage)
     exit(ExitCode.success.rawValue)
 }
+if commandLine.version {
+    StandardStreams.out(ProductVersion.text("coexistd", libraries: [("SQLite", Connection.libraryVersion)]))
+    exit(ExitCode.success.rawValue)
+}
+switch commandLine.manual {
+case .daemon?:
+    StandardStreams.out(DaemonManual.daemon.roff, newline: false)
+    exit(ExitCode.success.rawValue)
+case .configuration?:
+    StandardStreams.out(DaemonManual.configuration.roff, newline: false)
+    exit(ExitCode.success.rawValue)
+case nil:
+    break
+}
+let configFile = commandLine.resolvedConfigFile()
 // Signals are blocked before any other thread exists, so that only the signalfd receives them.
 let signals: SignalReceiver
 do {
@@ -29,10 +45,12 @@ do {
 }
 let configuration: DaemonConfiguration
 do {
-    configuration = try DaemonConfiguration.load(file: commandLine.configFile, commandLine: commandLine.entries)
+    configuration = try DaemonConfiguration.load(file: configFile, commandLine: commandLine.entries)
     if commandLine.checkConfig {
         _ = try Daemon.check(configuration)
-        try configuration.validateSocketDirectory()
+        if let note = try configuration.validateSocketDirectory(allowMissing: true) {
+            StandardStreams.out("coexistd: note: \(note)")
+        }
         StandardStreams.out("coexistd: configuration OK")
         exit(ExitCode.success.rawValue)
     }
@@ -44,7 +62,7 @@ do {
 let logger = Logger(identifier: "coexistd", level: configuration.logLevel)
 let daemon = Daemon(
     configuration: configuration,
-    configFile: commandLine.configFile,
+    configFile: configFile,
     commandLine: commandLine.entries,
     logger: logger
 )

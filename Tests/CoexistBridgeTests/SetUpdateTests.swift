@@ -59,7 +59,7 @@ import Testing
             )
         }
         var reports: [String] = []
-        bridge.report = { reports.append($0) }
+        bridge.report = { reports.append($0.message) }
         let result = try bridge.catchUp()
         #expect(reports.allSatisfy { $0.hasPrefix("conflict on Task") }, "no snapshot failed: \(reports)")
         #expect(result.parked == 0)

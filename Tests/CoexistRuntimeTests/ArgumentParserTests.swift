@@ -110,7 +110,7 @@ import Testing
         // A label too long for the column gets a line of its own.
         let into = lines.firstIndex(of: "  --into a-very-long-value-name|another")
         #expect(into.map { lines[$0 + 1] == String(repeating: " ", count: 30) + "where to" } == true)
-        #expect(lines.last == "  -h, --help" + String(repeating: " ", count: 14) + "print this help and exit")
+        #expect(lines.last == "  -h, --help" + String(repeating: " ", count: 18) + "print this help and exit")
     }
 
     @Test func longHelpWrapsWithinTheWidth() {

@@ -86,6 +86,7 @@ public final class DaemonProcess {
     public let logPath: String
 
     /// Starts coexistd on `database` with a socket in `directory` and extra options.
+    /// With `wrapper` (`["unshare", "--user"]`), that program runs it.
     /// With `openFilesLimit`, it runs under that `RLIMIT_NOFILE` (soft and hard, set by bash's `ulimit`, after
     /// closing every descriptor the test process let it inherit).
     public init(
@@ -93,7 +94,8 @@ public final class DaemonProcess {
         directory: TemporaryDirectory,
         options: [String] = [],
         environment: [String: String] = [:],
-        openFilesLimit: Int? = nil
+        openFilesLimit: Int? = nil,
+        wrapper: [String] = []
     ) throws {
         socket = directory.file("c.sock")
         let program = ProductProcess.productsDirectory + "/coexistd"
@@ -110,6 +112,10 @@ public final class DaemonProcess {
                         + "ulimit -n \(openFilesLimit) && exec \"$0\" \"$@\"",
                     program,
                 ] + arguments
+        } else if let tool = wrapper.first {
+            // A program that execs the daemon in place (unshare, setpriv): the process is coexistd's own.
+            process.executableURL = URL(fileURLWithPath: tool.hasPrefix("/") ? tool : "/usr/bin/" + tool)
+            process.arguments = Array(wrapper.dropFirst()) + [program] + arguments
         } else {
             process.executableURL = URL(fileURLWithPath: program)
             process.arguments = arguments

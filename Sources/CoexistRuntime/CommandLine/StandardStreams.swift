@@ -7,6 +7,9 @@ public enum StandardStreams {
     /// Writes `text` and a newline to standard output.
     public static func out(_ text: String) { write(text + "\n", to: STDOUT_FILENO) }
 
+    /// Writes `text` to standard output, with a newline unless `newline` is false.
+    public static func out(_ text: String, newline: Bool) { write(newline ? text + "\n" : text, to: STDOUT_FILENO) }
+
     /// Writes `text` and a newline to standard error.
     public static func error(_ text: String) { write(text + "\n", to: STDERR_FILENO) }
 

@@ -33,11 +33,17 @@ public enum LogLevel: Int32, Sendable, Comparable, CaseIterable {
     public static func < (lhs: LogLevel, rhs: LogLevel) -> Bool { lhs.rawValue > rhs.rawValue }
 }
 
-/// Where log lines go: the journal with structured fields when it is there, else standard error with
-/// `<N>` priority prefixes (which systemd reads when stderr is a journal stream).
+/// Where log lines go: the journal, with structured fields, when the process runs under systemd; else
+/// standard error, each line led by its time (RFC 3339, UTC, microseconds) and level.
 ///
-/// The journal is used when its socket exists (`/run/systemd/journal/socket`) or `JOURNAL_STREAM` names
-/// standard error; `sd_journal_sendv` is used because the variadic `sd_journal_send` does not import.
+/// Under systemd means `INVOCATION_ID` or `JOURNAL_STREAM` is set (systemd sets them for a service): a
+/// coexistd run by hand on a systemd host writes to its terminal, not to the journal. When the journal's
+/// socket cannot take a message, the line goes to standard error instead: without a time and with a `<N>`
+/// priority prefix when `JOURNAL_STREAM` says standard error is itself the journal (which adds both), with
+/// them otherwise. `sd_journal_sendv` is used because the variadic `sd_journal_send` does not import.
+///
+/// Fields are upper-case journal field names (``LogField``); on standard error they follow the message as
+/// `NAME=value`.
 public final class Logger: @unchecked Sendable {
     /// Messages below this level are dropped. Any thread may read and change it.
     public var level: LogLevel {
@@ -47,37 +53,109 @@ public final class Logger: @unchecked Sendable {
     private let storedLevel: Atomic<Int32>
     private let identifier: String
     private let useJournal: Bool
+    private let stderrIsJournal: Bool
 
-    /// A logger for `identifier` (the `SYSLOG_IDENTIFIER`) at `level`.
+    /// A logger for `identifier` (the `SYSLOG_IDENTIFIER`) at `level`; `forceStderr` never uses the journal.
     public init(identifier: String, level: LogLevel = .info, forceStderr: Bool = false) {
         self.identifier = identifier
         storedLevel = Atomic(level.rawValue)
-        useJournal = !forceStderr && (access("/run/systemd/journal/socket", W_OK) == 0 || Logger.stderrIsJournal())
+        stderrIsJournal = Logger.stderrIsJournal()
+        useJournal = !forceStderr && Logger.underSystemd() && access("/run/systemd/journal/socket", W_OK) == 0
     }
 
-    /// Logs `message` with extra journal `fields` (upper-case names, such as `COEXIST_TOKEN`).
-    public func log(_ priority: LogLevel, _ message: String, fields: [String: String] = [:]) {
+    /// Logs `message` with structured `fields`; the journal also gets the calling file, line and function.
+    public func log(
+        _ priority: LogLevel,
+        _ message: String,
+        fields: [LogField: String] = [:],
+        file: String = #fileID,
+        line: Int = #line,
+        function: String = #function
+    ) {
         guard priority >= level else { return }
+        let named = fields.map { ($0.key.name, $0.value) }.sorted { $0.0 < $1.0 }
         if useJournal {
             var items = ["MESSAGE=\(message)", "PRIORITY=\(priority.rawValue)", "SYSLOG_IDENTIFIER=\(identifier)"]
-            for (name, value) in fields.sorted(by: { $0.key < $1.key }) { items.append("\(name)=\(value)") }
+            items += ["CODE_FILE=\(file)", "CODE_LINE=\(line)", "CODE_FUNC=\(function)"]
+            for (name, value) in named { items.append("\(name)=\(value)") }
             let buffers = items.map { Array($0.utf8) }
             var vectors = buffers.map { _ in iovec() }
             let count = Int32(vectors.count)
             let sent: Int32 = withBuffers(buffers, 0, &vectors) { vectors in sd_journal_sendv(vectors, count) }
             if sent >= 0 { return }
         }
-        let suffix =
-            fields.isEmpty
-            ? "" : " " + fields.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
-        StandardStreams.error("<\(priority.rawValue)>\(message)\(suffix)")
+        let suffix = named.isEmpty ? "" : " " + named.map { "\($0.0)=\($0.1)" }.joined(separator: " ")
+        if stderrIsJournal {
+            StandardStreams.error("<\(priority.rawValue)>\(message)\(suffix)")
+        } else {
+            StandardStreams.error("\(Logger.timestamp()) \(priority.name): \(message)\(suffix)")
+        }
     }
 
-    public func error(_ message: String, fields: [String: String] = [:]) { log(.error, message, fields: fields) }
-    public func warning(_ message: String, fields: [String: String] = [:]) { log(.warning, message, fields: fields) }
-    public func notice(_ message: String, fields: [String: String] = [:]) { log(.notice, message, fields: fields) }
-    public func info(_ message: String, fields: [String: String] = [:]) { log(.info, message, fields: fields) }
-    public func debug(_ message: String, fields: [String: String] = [:]) { log(.debug, message, fields: fields) }
+    /// Logs at error level.
+    public func error(
+        _ message: String,
+        fields: [LogField: String] = [:],
+        file: String = #fileID,
+        line: Int = #line,
+        function: String = #function
+    ) { log(.error, message, fields: fields, file: file, line: line, function: function) }
+
+    /// Logs at warning level.
+    public func warning(
+        _ message: String,
+        fields: [LogField: String] = [:],
+        file: String = #fileID,
+        line: Int = #line,
+        function: String = #function
+    ) { log(.warning, message, fields: fields, file: file, line: line, function: function) }
+
+    /// Logs at notice level.
+    public func notice(
+        _ message: String,
+        fields: [LogField: String] = [:],
+        file: String = #fileID,
+        line: Int = #line,
+        function: String = #function
+    ) { log(.notice, message, fields: fields, file: file, line: line, function: function) }
+
+    /// Logs at info level.
+    public func info(
+        _ message: String,
+        fields: [LogField: String] = [:],
+        file: String = #fileID,
+        line: Int = #line,
+        function: String = #function
+    ) { log(.info, message, fields: fields, file: file, line: line, function: function) }
+
+    /// Logs at debug level.
+    public func debug(
+        _ message: String,
+        fields: [LogField: String] = [:],
+        file: String = #fileID,
+        line: Int = #line,
+        function: String = #function
+    ) { log(.debug, message, fields: fields, file: file, line: line, function: function) }
+
+    /// Whether systemd started this process (it sets `INVOCATION_ID` and, for a journal stream,
+    /// `JOURNAL_STREAM` in a service's environment).
+    static func underSystemd() -> Bool { getenv("INVOCATION_ID") != nil || getenv("JOURNAL_STREAM") != nil }
+
+    /// The time now in RFC 3339 (UTC, microseconds): `2026-12-03T04:05:06.123456Z`.
+    public static func timestamp() -> String {
+        var now = timespec()
+        clock_gettime(CLOCK_REALTIME, &now)
+        var seconds = now.tv_sec
+        var parts = tm()
+        gmtime_r(&seconds, &parts)
+        func pad(_ value: Int32, _ width: Int) -> String {
+            let text = String(value)
+            return String(repeating: "0", count: max(0, width - text.count)) + text
+        }
+        return pad(parts.tm_year + 1900, 4) + "-" + pad(parts.tm_mon + 1, 2) + "-" + pad(parts.tm_mday, 2) + "T"
+            + pad(parts.tm_hour, 2) + ":" + pad(parts.tm_min, 2) + ":" + pad(parts.tm_sec, 2) + "."
+            + pad(Int32(now.tv_nsec / 1_000), 6) + "Z"
+    }
 
     /// Whether `JOURNAL_STREAM` (device:inode) names the file standard error is.
     static func stderrIsJournal() -> Bool {

@@ -16,7 +16,7 @@ public struct RepeatingWarning: Sendable {
 
     /// Records one occurrence at `now` (monotonic nanoseconds); logs it unless one was logged within the
     /// interval.
-    public mutating func occurred(_ message: String, logger: Logger, now: UInt64, fields: [String: String] = [:]) {
+    public mutating func occurred(_ message: String, logger: Logger, now: UInt64, fields: [LogField: String] = [:]) {
         occurrences += 1
         if let lastLogged, now < lastLogged &+ interval {
             heldBack += 1
@@ -51,7 +51,7 @@ public final class RateLimitedWarnings: @unchecked Sendable {
     }
 
     /// Logs `message`, or counts it when a line was logged within the interval.
-    public func warn(_ message: String) {
-        warning.occurred(message, logger: logger, now: Monotonic.now())
+    public func warn(_ message: String, fields: [LogField: String] = [:]) {
+        warning.occurred(message, logger: logger, now: Monotonic.now(), fields: fields)
     }
 }

@@ -1,0 +1,48 @@
+import CoexistConfiguration
+import CoexistRuntime
+import Foundation
+import TestSupport
+import Testing
+
+/// coexistd's command-line conventions: --version, -h, typos, the default configuration file.
+@Suite struct DaemonCommandLineTests {
+    @Test(arguments: [["coexistd", "--version"], ["coexistctl", "--version"]])
+    func versionNamesTheReleaseSQLiteAndTheBuild(_ command: [String]) throws {
+        let result = try ProductProcess.run(command[0], Array(command.dropFirst()))
+        #expect(result.status == 0)
+        #expect(result.stdout.hasPrefix("\(command[0]) \(ProductVersion.number)\n"))
+        #expect(result.stdout.contains("SQLite 3."))
+        #expect(result.stdout.contains(" build"))
+    }
+
+    @Test(arguments: [["coexistd", "-h"], ["coexistd", "--help"], ["coexistctl", "-h"], ["coexistctl", "--help"]])
+    func helpIsASuccess(_ command: [String]) throws {
+        let result = try ProductProcess.run(command[0], Array(command.dropFirst()))
+        #expect(result.status == 0)
+        #expect(result.stdout.hasPrefix("usage: \(command[0])"))
+        #expect(result.stderr.isEmpty)
+    }
+
+    @Test func aMisspelledOptionGetsASuggestion() throws {
+        let result = try ProductProcess.run("coexistd", ["--conflict-polcy", "new-wins"])
+        #expect(result.status == 64)
+        #expect(result.stderr.contains("unknown option --conflict-polcy (did you mean --conflict-policy?)"))
+    }
+
+    @Test func coexistctlWithoutACommandIsAUsageErrorOnStandardError() throws {
+        let result = try ProductProcess.run("coexistctl", [])
+        #expect(result.status == 64)
+        #expect(result.stdout.isEmpty)
+        #expect(result.stderr.contains("usage: coexistctl"))
+    }
+
+    /// Without --config, /etc/coexist/coexistd.conf is read when it exists; --config always wins.
+    @Test func theDefaultConfigurationFileIsReadWhenItExists() throws {
+        let bare = try DaemonCommandLine(["--once"])
+        #expect(bare.resolvedConfigFile { $0 == DaemonCommandLine.defaultConfigFile } == "/etc/coexist/coexistd.conf")
+        #expect(bare.resolvedConfigFile { _ in false } == nil)
+        let given = try DaemonCommandLine(["--config", "/srv/a.conf"])
+        #expect(given.resolvedConfigFile { _ in true } == "/srv/a.conf")
+        #expect(throws: ArgumentParser.UsageError.self) { try DaemonCommandLine(["--once", "--check-config"]) }
+    }
+}

@@ -1,0 +1,92 @@
+import Foundation
+import TestSupport
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Where coexistd's log lines go: a terminal gets timed lines, a journal stream priority prefixes, the
+/// journal itself structured fields.
+@Suite struct DaemonLoggingTests {
+    /// Run by hand (no INVOCATION_ID, no JOURNAL_STREAM): every line on standard error starts with its
+    /// RFC 3339 time and level, even on a host with a journal.
+    @Test func aHandRunDaemonWritesTimedLinesToStandardError() throws {
+        let directory = try TemporaryDirectory()
+        let store = try SharedStore.create(in: directory).legacy.path
+        var environment = ProcessInfo.processInfo.environment
+        environment["INVOCATION_ID"] = nil
+        environment["JOURNAL_STREAM"] = nil
+        let result = try ProductProcess.run(
+            "coexistd",
+            ["--database", store, "--socket", directory.file("c.sock"), "--once", "--config", "/dev/null"],
+            environment: environment
+        )
+        #expect(result.status == 0, "\(result.stderr)")
+        let lines = result.stderr.split(separator: "\n")
+        #expect(!lines.isEmpty)
+        let timed = #/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z (error|warning|notice|info|debug): /#
+        for line in lines { #expect(line.firstMatch(of: timed) != nil, "untimed line: \(line)") }
+        #expect(result.stderr.contains("notice: caught up"))
+    }
+
+    /// Standard error that is the journal's stream (JOURNAL_STREAM names it) gets `<N>` priority prefixes
+    /// and no time (the journal adds both), when the native journal socket is not there to use instead.
+    @Test(.enabled(if: access("/run/systemd/journal/socket", F_OK) != 0, "a journal is running here"))
+    func aJournalStreamGetsPriorityPrefixes() throws {
+        let directory = try TemporaryDirectory()
+        let store = try SharedStore.create(in: directory).legacy.path
+        let log = directory.file("stream.log")
+        #expect(FileManager.default.createFile(atPath: log, contents: nil))
+        var info = stat()
+        #expect(stat(log, &info) == 0)
+        let script = "exec \"$0\" \"$@\" 2>>\"$LOG\""
+        let result = try ProductProcess.run(
+            path: "/bin/sh",
+            [
+                "-c", script, ProductProcess.productsDirectory + "/coexistd", "--database", store, "--socket",
+                directory.file("c.sock"), "--once", "--config", "/dev/null",
+            ],
+            environment: ["LOG": log, "JOURNAL_STREAM": "\(info.st_dev):\(info.st_ino)", "PATH": "/usr/bin:/bin"]
+        )
+        #expect(result.status == 0)
+        let text = String(decoding: FileManager.default.contents(atPath: log) ?? Data(), as: UTF8.self)
+        #expect(text.hasPrefix("<5>caught up"), "\(text)")
+    }
+
+    /// Under systemd, the journal gets each message with its fields: the peer refused by the allowlist
+    /// (its uid and pid, what happened) and the ready line (database, token), with the code location.
+    /// The journal is this test's own socket, in a private mount namespace (the host's is untouched).
+    @Test(.enabled(if: getuid() == 0, "a private mount namespace needs root"))
+    func theJournalGetsStructuredFields() throws {
+        let directory = try TemporaryDirectory()
+        let store = try SharedStore.create(in: directory).legacy.path
+        let capture = Fixtures.repository + "/Tests/EndToEndTests/Python/journal_capture.py"
+        let script = "mount -t tmpfs tmpfs /run && exec python3 \"$@\""
+        let result = try ProductProcess.run(
+            path: "unshare",
+            [
+                "--mount", "--propagation", "private", "/bin/sh", "-c", script, "sh", capture,
+                ProductProcess.productsDirectory + "/coexistd", "--database", store, "--socket",
+                directory.file("c.sock"), "--allow-uids", "4242", "--config", "/dev/null",
+            ]
+        )
+        #expect(result.status == 0, "\(result.stderr)")
+        let entries = result.stdout.split(separator: "\n").compactMap {
+            try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: String]
+        }
+        let summary = entries.last ?? [:]
+        #expect(summary["STATUS"] == "0", "\(summary)")
+        #expect(summary["STDERR"]?.isEmpty == true, "under systemd nothing goes to stderr: \(summary)")
+        let refused = entries.first { $0["MESSAGE"]?.hasPrefix("refused a peer") == true }
+        #expect(refused?["COEXIST_EVENT"] == "refused", "\(entries)")
+        #expect(refused?["COEXIST_PEER_UID"] == "0")
+        #expect(refused?["COEXIST_PEER_PID"].flatMap { Int($0) } != nil)
+        #expect(refused?["PRIORITY"] == "4")
+        #expect(refused?["SYSLOG_IDENTIFIER"] == "coexistd")
+        #expect(refused?["CODE_FILE"]?.hasPrefix("CoexistEvents/") == true)
+        let ready = entries.first { $0["MESSAGE"]?.hasPrefix("coexistd ready") == true }
+        #expect(ready?["COEXIST_DATABASE"] == store)
+        #expect(ready?["COEXIST_TOKEN"].flatMap { Int($0) } != nil)
+    }
+}
