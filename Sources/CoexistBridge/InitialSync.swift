@@ -17,10 +17,14 @@ extension SyncEngine {
         public var phase: String
         /// The root entity being copied.
         public var entity: String
-        /// Objects handled so far in this phase.
+        /// Objects of the entity handled so far in this phase.
         public var done: Int
-        /// Objects to handle in this phase.
+        /// Objects of the entity to handle in this phase.
         public var total: Int
+        /// Steps of the whole sync done so far, and in all: each object counts once for its copy and once
+        /// for its relationships. (After a resumed sync, what the interrupted run did is not counted.)
+        public var overallDone: Int
+        public var overallTotal: Int
     }
 
     struct SyncState {
@@ -76,6 +80,10 @@ extension SyncEngine {
         }
         guard state != nil else { return false }
         let roots = new.model.entities.filter { $0.superentity == nil }
+        let legacySource = state?.direction == "legacy-to-new"
+        let totals = try roots.map { try count($0, legacy: legacySource) }
+        let rows = totals.reduce(0, +)
+        var doneInRoot = 0
         while var current = state {
             guard current.rootIndex < roots.count else {
                 if current.phase == "objects" {
@@ -93,9 +101,14 @@ extension SyncEngine {
             }
             let root = roots[current.rootIndex]
             let (handled, last) = try copyChunk(root, current)
+            let index = current.rootIndex
+            doneInRoot += handled
+            let done = min(doneInRoot, totals[index])
+            let before = (current.phase == "relationships" ? rows : 0) + totals[..<index].reduce(0, +)
             if handled == 0 {
                 current.rootIndex += 1
                 current.after = Int64.min
+                doneInRoot = 0
             } else {
                 current.after = last
             }
@@ -105,8 +118,10 @@ extension SyncEngine {
                     direction: current.direction,
                     phase: current.phase,
                     entity: root.name,
-                    done: handled,
-                    total: try count(root, legacy: current.direction == "legacy-to-new")
+                    done: done,
+                    total: totals[index],
+                    overallDone: before + done,
+                    overallTotal: 2 * rows
                 )
             )
         }

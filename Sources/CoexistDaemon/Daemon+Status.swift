@@ -48,11 +48,19 @@ extension Daemon {
             logger.level = fresh.logLevel
             engine?.configuration = configuration.bridge
             worker?.update(settings)
-            if !reloadable.isEmpty { logger.notice("reloaded: \(reloadable.joined(separator: ", "))") }
-            if !restart.isEmpty { logger.warning("these changes need a restart: \(restart.joined(separator: ", "))") }
-            if reloadable.isEmpty && restart.isEmpty { logger.notice("reloaded: nothing changed") }
+            let fields: [LogField: String] = [.event: "reloaded"]
+            if !reloadable.isEmpty {
+                logger.notice("reloaded: \(reloadable.joined(separator: ", "))", fields: fields)
+            }
+            if !restart.isEmpty {
+                logger.warning("these changes need a restart: \(restart.joined(separator: ", "))", fields: fields)
+            }
+            if reloadable.isEmpty && restart.isEmpty { logger.notice("reloaded: nothing changed", fields: fields) }
         } catch {
-            logger.error("reload failed, keeping the running configuration: \(error)")
+            logger.error(
+                "reload failed, keeping the running configuration: \(error)",
+                fields: [.event: "reload-failed"]
+            )
         }
         notifier.ready(status: statusLine())
     }

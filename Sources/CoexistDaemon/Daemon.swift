@@ -36,6 +36,8 @@ public final class Daemon {
     var connection: Connection?
     var server: EventServer?
     var worker: BridgeWorker?
+    /// Answers `status` from the socket's binding until the event service takes it over.
+    var responder: StartupResponder?
     /// A commit was seen that is not published yet (the last publish failed).
     var unpublished = true
     var statusAt = Monotonic.now()
@@ -57,7 +59,11 @@ public final class Daemon {
     /// The file is first checked through a read-only connection (an SQLite file, with Core Data's tables, a
     /// model that resolves, overrides that fit it): refusing a file leaves it untouched, never switched to
     /// WAL or grown from empty into a database.
-    public func open() throws {
+    public func open() throws { try open { nil } }
+
+    /// ``open()``, with `beforeSync` run once the file is this daemon's (its lock held), before the initial
+    /// sync: `run` binds the socket there, so that `status` answers during it.
+    func open(beforeSync: () throws -> StartupResponder?) throws {
         let model = try Self.check(configuration)
         try migrateIfConfigured()
         // Before any connection: the one descriptor of the file this process keeps (see its type).
@@ -85,12 +91,21 @@ public final class Daemon {
             socket: configuration.socket,
             now: TransactionWriter.now()
         )
-        try engine.initialSyncIfNeeded { [notifier, logger] progress in
-            let text =
-                "initial sync \(progress.direction) (\(progress.phase)): \(progress.entity) \(progress.done) of \(progress.total)"
-            notifier.status(text)
-            logger.debug(text)
+        let responder = try beforeSync()
+        do {
+            var report = InitialSyncReport(notifier: notifier, logger: logger)
+            let lastToken = (try? engine.lastToken()) ?? 0
+            if try engine.initialSyncIfNeeded(progress: { progress in
+                responder?.update(progress, lastToken: lastToken)
+                report.progressed(progress)
+            }) {
+                report.finished()
+            }
+        } catch {
+            responder?.abandon()
+            throw error
         }
+        self.responder = responder
     }
 
     /// The event service's view of the bridge: on a read-only connection (SQLite refuses every write on it).
@@ -165,8 +180,8 @@ public final class Daemon {
         }
         var watcher: CommitWatcher?
         do {
-            try open()
-            // The bridge thread first: the socket is bound (and clients connect) once it is running.
+            try open { [self] in try StartupResponder(listener: try bindSocket(), limits: configuration.limits) }
+            // The bridge thread first: the socket is served (and clients subscribe) once it is running.
             let worker = try startWorker()
             self.worker = worker
             // From here on the bridge thread is the only writer: the event service reads through its own
@@ -180,15 +195,24 @@ public final class Daemon {
             } catch {
                 logger.error("\(error)")
                 worker.stop()
+                responder?.abandon()
                 return .unavailable
             }
-            let server = try EventServer(
-                listener: try bindSocket(),
-                engine: engine,
-                limits: configuration.limits,
-                logger: logger,
-                consumers: worker.consumers
-            )
+            let (listener, held) = try responder?.finish() ?? (bindSocket(), [])
+            responder = nil
+            let server: EventServer
+            do {
+                server = try EventServer(
+                    listener: listener,
+                    engine: engine,
+                    limits: configuration.limits,
+                    logger: logger,
+                    consumers: worker.consumers
+                )
+            } catch {
+                for connection in held { close(connection.descriptor) }
+                throw error
+            }
             server.statusFields = { [unowned self] in
                 refreshRate(Monotonic.now())
                 let shared = self.worker?.shared.withLock { $0 } ?? BridgeWorker.Shared()
@@ -232,7 +256,18 @@ public final class Daemon {
                 return (report.exitCode.rawValue, report.message)
             }
             self.server = server
+            // Connections made while the daemon started: their held requests are answered now.
+            for connection in held {
+                server.adopt(
+                    descriptor: connection.descriptor,
+                    lines: connection.lines,
+                    partial: connection.partial,
+                    now: Monotonic.now()
+                )
+            }
         } catch {
+            responder?.abandon()
+            responder = nil
             let report = ErrorReport(error)
             logger.error(report.message)
             return report.exitCode

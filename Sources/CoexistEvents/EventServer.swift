@@ -331,7 +331,8 @@ public final class EventServer {
         let last = try source.lastToken()
         return JSONWriter.message(
             fields: [
-                ("type", JSONField.string("status")), ("cursor", .integer(cursor)), ("lastToken", .integer(last)),
+                ("type", JSONField.string("status")), ("phase", "serving"), ("cursor", .integer(cursor)),
+                ("lastToken", .integer(last)),
                 ("lag", .integer(max(0, last - cursor))), ("published", .integer(published)),
                 ("clients", .integer(Int64(clients.count))), ("queuedBytes", .integer(Int64(account.bytes))),
                 ("filterSets", .integer(Int64(filters.count))), ("waits", .integer(Int64(waits.count))),

@@ -77,7 +77,7 @@ final class PeerProcess {
         #expect(try ProductProcess.run("coexistctl", ["create", path, "--model", model]).status == 0)
         let daemon = try DaemonProcess(database: path, directory: directory, options: ["--model", model])
         defer { daemon.stop() }
-        _ = try SocketClient(path: daemon.socket)
+        try daemon.waitUntilServing()
 
         let context = try ManagedObjectContext(storeAt: path, modelAt: model)
         context.transactionAuthor = "old-app"

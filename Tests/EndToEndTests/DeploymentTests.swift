@@ -115,7 +115,7 @@ import Glibc
             wrapper: privateUsers ? ["unshare", "--user", "--map-root-user"] : []
         )
         defer { daemon.stop() }
-        _ = try SocketClient(path: daemon.socket)  // connected: the daemon is serving (root is refused)
+        try daemon.waitUntilServing()
         let script = """
             import socket, sys
             s = socket.socket(socket.AF_UNIX); s.settimeout(10); s.connect(sys.argv[1])

@@ -67,7 +67,7 @@ import Testing
         let directory = try TemporaryDirectory()
         let path = try directory.copy(Fixtures.photos)
         let daemon = try DaemonProcess(database: path, directory: directory)
-        _ = try SocketClient(path: daemon.socket)
+        try daemon.waitUntilServing()
         let tokens = TokenLog()
         let writer = Thread {
             guard let store = try? LegacyStore(path: path, options: OpenOptions()) else { return }

@@ -16,7 +16,7 @@ struct EventFixture {
         directory = try TemporaryDirectory()
         shared = try SharedStore.create(in: directory)
         daemon = try DaemonProcess(database: shared.legacy.path, directory: directory, options: options)
-        _ = try SocketClient(path: daemon.socket)
+        try daemon.waitUntilServing()
     }
 
     /// A fixture over a store of ``LibraryModel`` (ordered to-manys, a many-to-many) instead of the demo's.
@@ -28,7 +28,7 @@ struct EventFixture {
             directory: directory,
             options: ["--model", directory.file("Library.contents")]
         )
-        _ = try SocketClient(path: daemon.socket)
+        try daemon.waitUntilServing()
     }
 
     func client() throws -> SocketClient { try SocketClient(path: daemon.socket) }

@@ -88,7 +88,7 @@ import Glibc
             let directory = try TemporaryDirectory()
             let path = try SharedStore.create(in: directory).legacy.path
             let daemon = try DaemonProcess(database: path, directory: directory)
-            _ = try SocketClient(path: daemon.socket)
+            try daemon.waitUntilServing()
             if replace {
                 let fresh = try SharedStore.create(in: directory, name: "Fresh.sqlite").legacy.path
                 #expect(rename(fresh, path) == 0)
@@ -118,7 +118,7 @@ import Glibc
         }
         try shared.legacy.connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
         let daemon = try DaemonProcess(database: path, directory: directory)
-        _ = try SocketClient(path: daemon.socket)
+        try daemon.waitUntilServing()
         // Once the initial sync's WAL is checkpointed (after 250 ms without a pass), cut the file in half.
         sleep(1)
         let size = try #require(try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int)
@@ -146,6 +146,7 @@ import Glibc
             }
         }
         let daemon = try DaemonProcess(database: shared.legacy.path, directory: directory)
+        try daemon.waitUntilServing()
         let status = try SocketClient(path: daemon.socket).request(#"{"op":"status"}"#)
         #expect(status["parked"] as? Int == 10, "\(status)")
         #expect(daemon.stop() == 0)

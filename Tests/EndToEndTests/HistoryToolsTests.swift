@@ -207,7 +207,7 @@ import Testing
             }
         }
         let daemon = try DaemonProcess(database: path, directory: directory)
-        _ = try SocketClient(path: daemon.socket).request(#"{"op":"status"}"#)
+        try daemon.waitUntilServing()
         let served = try ProductProcess.run("coexistctl", ["parked", "retry", path])
         #expect(served.status == 75 && served.stderr.contains("serves"), "\(served.stderr)")
         #expect(daemon.stop() == 0)

@@ -125,7 +125,7 @@ import Testing
         #expect(try Self.lastToken(path) == token)
 
         let daemon = try DaemonProcess(database: path, directory: directory)
-        _ = try SocketClient(path: daemon.socket).request(#"{"op":"status"}"#)
+        try daemon.waitUntilServing()
         let served = try ProductProcess.run("coexistctl", ["history", "replay", path, "--from", "1", "--into", "new"])
         #expect(served.status == 75, "\(served.stderr)")
         #expect(daemon.stop() == 0)

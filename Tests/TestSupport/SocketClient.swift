@@ -133,6 +133,22 @@ public final class DaemonProcess {
         try logFile.close()
     }
 
+    /// Waits until coexistd serves (its `status` says phase `serving`): its socket is bound earlier, while
+    /// it starts; throws when it does not within `timeout` seconds. A daemon whose allowlist refuses this
+    /// process counts as serving once it says so (nothing more can be seen).
+    public func waitUntilServing(timeout: Double = 60) throws {
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline {
+            if let status = try? SocketClient(path: socket, timeout: 1).request(#"{"op":"status"}"#),
+                status["phase"] as? String == "serving" || status["code"] as? String == "forbidden"
+            {
+                return
+            }
+            usleep(20_000)
+        }
+        throw CocoaError(.fileReadUnknown)
+    }
+
     /// What the daemon wrote to standard error so far.
     public var log: String {
         String(decoding: FileManager.default.contents(atPath: logPath) ?? Data(), as: UTF8.self)

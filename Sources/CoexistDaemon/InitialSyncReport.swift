@@ -1,0 +1,61 @@
+import CoexistBridge
+import CoexistRuntime
+
+/// How the initial sync's progress is told: `STATUS=` with `EXTEND_TIMEOUT_USEC` (so that a large store
+/// never hits systemd's start timeout while it makes progress) at most every second, a log line at info
+/// level every 5 seconds, and a notice when it ends.
+struct InitialSyncReport {
+    let notifier: ServiceNotifier
+    let logger: Logger
+    let startedAt = Monotonic.now()
+    private var statusAt: UInt64 = 0
+    private var loggedAt: UInt64
+    private var last: SyncEngine.InitialSyncProgress?
+
+    /// How long systemd is asked to wait for the next message: far longer than one chunk takes.
+    static let extension_: UInt64 = 60_000_000
+
+    init(notifier: ServiceNotifier, logger: Logger) {
+        self.notifier = notifier
+        self.logger = logger
+        loggedAt = startedAt
+    }
+
+    /// One chunk was copied.
+    mutating func progressed(_ progress: SyncEngine.InitialSyncProgress) {
+        last = progress
+        let now = Monotonic.now()
+        if now >= statusAt + 1_000_000_000 {
+            statusAt = now
+            notifier.notify(
+                "STATUS=\(Self.describe(progress, elapsed: now - startedAt))\nEXTEND_TIMEOUT_USEC=\(Self.extension_)"
+            )
+        }
+        if now >= loggedAt + 5_000_000_000 {
+            loggedAt = now
+            logger.info(Self.describe(progress, elapsed: now - startedAt), fields: [.event: "initial-sync"])
+        }
+    }
+
+    /// The sync ended.
+    func finished() {
+        let seconds = Double((Monotonic.now() - startedAt) / 1_000_000) / 1_000
+        let objects = (last?.overallTotal ?? 0) / 2
+        logger.notice(
+            "initial sync done: \(objects) objects \(last?.direction ?? "") in \(seconds) s",
+            fields: [.event: "initial-sync"]
+        )
+    }
+
+    /// `initial sync legacy-to-new: 25% (objects of Task: 1500 of 3000), about 12 s left`.
+    static func describe(_ progress: SyncEngine.InitialSyncProgress, elapsed: UInt64) -> String {
+        let percent = progress.overallTotal > 0 ? progress.overallDone * 100 / progress.overallTotal : 0
+        var text =
+            "initial sync \(progress.direction): \(percent)% (\(progress.phase) of \(progress.entity): "
+            + "\(progress.done) of \(progress.total))"
+        if let eta = StartupResponder.eta(done: progress.overallDone, total: progress.overallTotal, elapsed: elapsed) {
+            text += ", about \(Int(eta.rounded())) s left"
+        }
+        return text
+    }
+}

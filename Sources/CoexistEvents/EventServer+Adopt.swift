@@ -1,0 +1,21 @@
+import CoexistRuntime
+
+extension EventServer {
+    /// Takes over a connection accepted (and let through the allowlist) before the server existed, while
+    /// coexistd started: `lines` are answered now as if just read, `partial` is the start of the next.
+    public func adopt(descriptor: Int32, lines: [[UInt8]], partial: [UInt8], now: UInt64) {
+        let client = EventClient(descriptor: descriptor, now: now, account: account)
+        clients[descriptor] = client
+        client.input = partial
+        client.inputSince = partial.isEmpty ? nil : now
+        for (index, line) in lines.enumerated() where !client.closing {
+            guard client.awaitingAck == nil else {
+                client.heldLines = Array(lines[index...])
+                break
+            }
+            respond(client, line, now: now)
+        }
+        if client.closing && !client.wantsToWrite { client.closed = true }
+        if client.closed { remove(client) }
+    }
+}

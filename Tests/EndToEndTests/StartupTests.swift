@@ -1,0 +1,62 @@
+import CoexistHistory
+import CoexistLegacyStore
+import Foundation
+import TestSupport
+import Testing
+
+/// coexistd binds its socket before a long initial sync and answers `status` with the sync's progress
+/// meanwhile; other requests made meanwhile are held and answered once it serves.
+@Suite struct StartupTests {
+    @Test func statusAnswersDuringTheInitialSync() throws {
+        let directory = try TemporaryDirectory()
+        let shared = try SharedStore.create(in: directory)
+        // Legacy rows only: the first start copies them, one object per write (slow on purpose).
+        try shared.legacy.save(SaveMetadata(author: "old-app")) { save in
+            for index in 0..<5_000 {
+                var values = DemoStore.mandatoryValues(for: "Task", in: shared.legacy)
+                values["id"] = .uuid(withUnsafeBytes(of: UUID().uuid) { Array($0) })
+                values["title"] = .string("task \(index)")
+                _ = try save.insert("Task", values)
+            }
+        }
+        let notify = try NotifyListener(path: directory.file("notify"))
+        let daemon = try DaemonProcess(
+            database: shared.legacy.path,
+            directory: directory,
+            options: ["--initial-sync-chunk", "1", "--log-level", "info"],
+            environment: ["NOTIFY_SOCKET": notify.path]
+        )
+        defer { daemon.stop() }
+        var lines: [String] = []
+        var early: SocketClient?
+        let deadline = Date().addingTimeInterval(120)
+        while Date() < deadline {
+            let status = try ProductProcess.run("coexistctl", ["status", "--socket", daemon.socket])
+            if status.status == 0 {
+                lines.append(status.stdout)
+                if status.stdout.hasPrefix("starting: initial sync"), early == nil {
+                    early = try SocketClient(path: daemon.socket)
+                    early?.send(#"{"op":"subscribe","since":0,"id":7}"# + "\n")
+                }
+                if status.stdout.hasPrefix("cursor") { break }
+            }
+            usleep(50_000)
+        }
+        let starting = lines.filter { $0.hasPrefix("starting: initial sync legacy-to-new") }
+        #expect(!starting.isEmpty, "no status during the sync: \(lines.prefix(3)) \(daemon.log)")
+        #expect(starting.allSatisfy { $0.contains("% (objects of ") || $0.contains("% (relationships of ") })
+        #expect(lines.last?.hasPrefix("cursor") == true, "\(lines.suffix(3))")
+        // The subscription sent during the sync is answered once coexistd serves.
+        let subscribed = try #require(early).readLine()
+        #expect(subscribed?.contains(#""type":"subscribed""#) == true, "\(subscribed ?? "nothing")")
+        #expect(subscribed?.contains(#""id":7"#) == true)
+        #expect(daemon.log.contains("initial sync done: 5000 objects legacy-to-new"), "\(daemon.log)")
+        // systemd heard the progress, with more time for the start each time, before READY=1.
+        var messages: [String] = []
+        while let message = notify.receive(timeout: 0.5) { messages.append(message) }
+        let ready = messages.firstIndex { $0.contains("READY=1") } ?? messages.count
+        let progress = messages[..<ready].filter { $0.contains("STATUS=initial sync legacy-to-new:") }
+        #expect(!progress.isEmpty, "\(messages.prefix(5))")
+        #expect(progress.allSatisfy { $0.contains("EXTEND_TIMEOUT_USEC=60000000") })
+    }
+}
