@@ -25,9 +25,11 @@ public struct BridgeNotice: Sendable, CustomStringConvertible {
     public var token: Int64?
     /// The side concerned (the winner's for a conflict).
     public var side: Side?
-    /// The entity, object and property concerned.
+    /// The entity concerned (the root entity for a conflict).
     public var entity: String?
+    /// The object concerned: its identity, or its `Z_PK`.
     public var object: String?
+    /// The property concerned.
     public var property: String?
 
     /// A notice of `kind`, said as `message`.
@@ -36,5 +38,6 @@ public struct BridgeNotice: Sendable, CustomStringConvertible {
         self.message = message
     }
 
+    /// The message.
     public var description: String { message }
 }

@@ -21,9 +21,10 @@ extension SyncEngine {
         public var done: Int
         /// Objects of the entity to handle in this phase.
         public var total: Int
-        /// Steps of the whole sync done so far, and in all: each object counts once for its copy and once
-        /// for its relationships. (After a resumed sync, what the interrupted run did is not counted.)
+        /// Steps of the whole sync done so far: each object counts once for its copy and once for its
+        /// relationships (after a resumed sync, the entity in progress counts from where this run began it).
         public var overallDone: Int
+        /// Steps of the whole sync in all: twice the objects to copy.
         public var overallTotal: Int
     }
 
@@ -53,8 +54,10 @@ extension SyncEngine {
     }
 
     /// Starts or resumes the initial sync when the bridge has not run yet; returns whether one ran.
+    /// `progress` is called after each chunk (each its own committed transaction); an error it throws
+    /// stops the sync there, to be resumed from that chunk by the next call.
     @discardableResult
-    public func initialSyncIfNeeded(progress: (InitialSyncProgress) -> Void = { _ in }) throws -> Bool {
+    public func initialSyncIfNeeded(progress: (InitialSyncProgress) throws -> Void = { _ in }) throws -> Bool {
         var state = try connection.write { () throws -> SyncState? in
             if try connection.scalar("SELECT 1 FROM coexist_bridge WHERE id = 1") != .null {
                 return SyncState(
@@ -113,7 +116,7 @@ extension SyncEngine {
                 current.after = last
             }
             state = current
-            progress(
+            try progress(
                 InitialSyncProgress(
                     direction: current.direction,
                     phase: current.phase,

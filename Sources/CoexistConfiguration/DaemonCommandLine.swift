@@ -40,14 +40,16 @@ public struct DaemonCommandLine: Sendable {
         ],
         description: """
             Mirrors every change between the Core Data tables and the new schema of one SQLite file, and serves
-            change events on a Unix socket. Without --config it reads \(defaultConfigFile) when that exists.
-            Every configuration key is also an option, overriding the file.
+            change events on a Unix socket. Without --config it reads the file $\(configEnvironment) names (none
+            when it is empty), else \(defaultConfigFile) when that exists. Every configuration key is also an
+            option, overriding the file.
             """,
         options: [
             .value(
                 "config",
                 "PATH",
-                "the configuration file (default: \(defaultConfigFile) when it exists; /dev/null reads none)"
+                "the configuration file (default: $\(configEnvironment) when set, empty for none; else "
+                    + "\(defaultConfigFile) when it exists)"
             ),
             .flag("once", "mirror everything pending, then exit 0"),
             .flag(
@@ -90,12 +92,22 @@ public struct DaemonCommandLine: Sendable {
         }
     }
 
-    /// The configuration file to read: `--config`'s, else ``defaultConfigFile`` when `exists` says it is
-    /// there, else none (the defaults and the command line alone).
-    public func resolvedConfigFile(exists: (String) -> Bool) -> String? {
-        configFile ?? (exists(Self.defaultConfigFile) ? Self.defaultConfigFile : nil)
+    /// The environment variable naming the configuration file when no `--config` is given (empty: none).
+    public static let configEnvironment = "COEXISTD_CONFIG"
+
+    /// The configuration file to read: `--config`'s, else `COEXISTD_CONFIG`'s (`environment`; empty: none),
+    /// else ``defaultConfigFile`` when `exists` says it is there, else none (the defaults and the command
+    /// line alone).
+    public func resolvedConfigFile(environment: String?, exists: (String) -> Bool) -> String? {
+        if let configFile { return configFile }
+        if let environment { return environment.isEmpty ? nil : environment }
+        return exists(Self.defaultConfigFile) ? Self.defaultConfigFile : nil
     }
 
-    /// The configuration file to read, looking for ``defaultConfigFile`` in the file system.
-    public func resolvedConfigFile() -> String? { resolvedConfigFile { access($0, F_OK) == 0 } }
+    /// The configuration file to read, from the process's environment and file system.
+    public func resolvedConfigFile() -> String? {
+        resolvedConfigFile(environment: getenv(Self.configEnvironment).map { String(cString: $0) }) {
+            access($0, F_OK) == 0
+        }
+    }
 }

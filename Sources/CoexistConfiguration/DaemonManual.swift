@@ -23,9 +23,12 @@ public enum DaemonManual {
                         parked (coexistctl parked) and retried, never dropped. Subscribers on the Unix socket get
                         every change as newline-delimited JSON (coexistctl tail; the README's event protocol).
 
-                        Under systemd (Type=notify) it sends READY=1 once the socket is bound, STATUS= with the
-                        cursor and lag, WATCHDOG=1, RELOADING=1 on SIGHUP and STOPPING=1; with the socket unit the
-                        socket is passed in (LISTEN_FDS), else coexistd binds the configured path itself.
+                        Under systemd (Type=notify) it sends READY=1 once the event service serves, STATUS= with
+                        the cursor and lag, WATCHDOG=1, RELOADING=1 on SIGHUP and STOPPING=1; with the socket unit
+                        the socket is passed in (LISTEN_FDS; it must be the configured socket, else exit 78), else
+                        coexistd binds the configured path itself. The socket is bound before the initial sync: while
+                        it runs, status is answered with its progress (STATUS= too, with EXTEND_TIMEOUT_USEC) and
+                        other requests wait until coexistd serves.
                         """
                 ),
                 .options("Options", spec.options.filter { $0.group == nil }),
@@ -33,7 +36,11 @@ public enum DaemonManual {
                 .definitions(
                     "Signals",
                     [
-                        ("SIGTERM, SIGINT", "stop after the running pass: the socket closes, exit 0"),
+                        (
+                            "SIGTERM, SIGINT",
+                            "stop after the running pass (during the initial sync, after the running chunk: the "
+                                + "next start resumes it): the socket closes, exit 0"
+                        ),
                         (
                             "SIGHUP",
                             "read the configuration again: keys marked reloadable apply at once, the others are "
@@ -45,7 +52,15 @@ public enum DaemonManual {
                 .definitions(
                     "Environment",
                     [
-                        ("INVOCATION_ID, JOURNAL_STREAM", "set by systemd: logs go to the journal with their fields"),
+                        (
+                            "SYSTEMD_EXEC_PID, JOURNAL_STREAM",
+                            "set by systemd: when the first is this process's pid, or the second names its standard "
+                                + "error, logs go to the journal with their fields"
+                        ),
+                        (
+                            DaemonCommandLine.configEnvironment,
+                            "the configuration file when no --config is given (empty: none)"
+                        ),
                         ("LISTEN_FDS, LISTEN_PID", "the socket passed by coexistd.socket"),
                         ("NOTIFY_SOCKET, WATCHDOG_USEC", "readiness, status and watchdog notifications"),
                     ]

@@ -1,10 +1,10 @@
-public import CoexistBridge
+import CoexistBridge
 public import CoexistConfiguration
 import CoexistEvents
 import CoexistHistory
 import CoexistLegacyStore
 import CoexistMigration
-public import CoexistModel
+import CoexistModel
 import CoexistReporting
 public import CoexistRuntime
 import CoexistSQLite
@@ -54,120 +54,6 @@ public final class Daemon {
         self.logger = logger
     }
 
-    /// Opens the database and the bridge, and runs the initial sync when the bridge never ran.
-    ///
-    /// The file is first checked through a read-only connection (an SQLite file, with Core Data's tables, a
-    /// model that resolves, overrides that fit it): refusing a file leaves it untouched, never switched to
-    /// WAL or grown from empty into a database.
-    public func open() throws { try open { nil } }
-
-    /// ``open()``, with `beforeSync` run once the file is this daemon's (its lock held), before the initial
-    /// sync: `run` binds the socket there, so that `status` answers during it.
-    func open(beforeSync: () throws -> StartupResponder?) throws {
-        let model = try Self.check(configuration)
-        try migrateIfConfigured()
-        // Before any connection: the one descriptor of the file this process keeps (see its type).
-        let identity = try DatabaseFileIdentity(path: configuration.database)
-        // One daemon per file: a second one would mirror every commit twice.
-        try identity.serveExclusively()
-        self.identity = identity
-        let connection = try Connection(
-            path: configuration.database,
-            options: configuration.openOptions
-        )
-        let engine = try SyncEngine(
-            connection: connection,
-            model: model,
-            overrides: configuration.overrides,
-            configuration: configuration.bridge
-        )
-        engine.reportNotices(to: logger)
-        self.connection = connection
-        self.engine = engine
-        try ConsumerTable.create(connection)
-        try ServingDaemon.record(
-            connection,
-            pid: getpid(),
-            socket: configuration.socket,
-            now: TransactionWriter.now()
-        )
-        let responder = try beforeSync()
-        do {
-            var report = InitialSyncReport(notifier: notifier, logger: logger)
-            let lastToken = (try? engine.lastToken()) ?? 0
-            if try engine.initialSyncIfNeeded(progress: { progress in
-                responder?.update(progress, lastToken: lastToken)
-                report.progressed(progress)
-            }) {
-                report.finished()
-            }
-        } catch {
-            responder?.abandon()
-            throw error
-        }
-        self.responder = responder
-    }
-
-    /// The event service's view of the bridge: on a read-only connection (SQLite refuses every write on it).
-    public static func openEventEngine(_ configuration: DaemonConfiguration) throws -> SyncEngine {
-        let model = try configuration.model.map { try XCDataModelReader.read(path: $0) }
-        return try SyncEngine(
-            connection: try Connection(path: configuration.database, options: configuration.eventOpenOptions),
-            model: model,
-            overrides: configuration.overrides,
-            configuration: configuration.bridge,
-            readOnly: true
-        )
-    }
-
-    /// Checks, without writing anything, that `configuration`'s database is a Core Data store coexistd can
-    /// serve: a readable SQLite file with Core Data's tables, writable by this process, a configured model
-    /// that parses, and entity overrides that name the model's entities and properties. Returns the
-    /// configured model (nil: the store's own).
-    public static func check(_ configuration: DaemonConfiguration) throws -> Model? {
-        let directory = directory(of: configuration.database)
-        for path in [configuration.database, directory] where access(path, W_OK) != 0 {
-            throw SystemError(
-                call: "access",
-                code: errno,
-                subject: path,
-                detail: "coexistd (uid \(getuid())) cannot write it: \(String(cString: strerror(errno)))"
-            )
-        }
-        let probe = try LegacyStore(path: configuration.database, options: .readOnly)
-        let model = try configuration.model.map { try XCDataModelReader.read(path: $0) }
-        if let model, let modelPath = configuration.model, let storeModel = probe.model,
-            !model.structuralDifferences(from: storeModel).isEmpty
-        {
-            let command =
-                configuration.file.map { "coexistctl migrate --config \($0)" }
-                ?? "coexistctl migrate \(configuration.database) --model \(modelPath)"
-            if let gap = Migrator.versionGap(store: probe, modelPath: modelPath, command: command),
-                !gap.older || configuration.autoMigrate == .off
-            {
-                throw BridgeError.modelMismatch(gap.message)
-            }
-        }
-        if let resolved = model ?? probe.model { try configuration.validateOverrides(against: resolved) }
-        return model
-    }
-
-    /// Mirrors everything pending and returns (`coexistd --once`).
-    public func runOnce() throws -> SyncEngine.PassResult {
-        try open()
-        guard let engine else { throw BridgeError.unmirrorable("the bridge did not open") }
-        // Checkpoints between passes, never inside a pass's commit (see BridgeWorker.checkpointIfDue).
-        connection?.manageCheckpoints()
-        let result = try engine.catchUp { [connection] _ in
-            if let connection, connection.walFrames >= 4_000 { try connection.checkpoint() }
-        }
-        try connection?.checkpoint()
-        if let connection {
-            try BridgeWorker.pruneHistory(connection: connection, engine: engine, settings: settings, logger: logger)
-        }
-        return result
-    }
-
     /// Serves until SIGTERM or SIGINT; returns the exit code.
     public func run(signals: SignalReceiver) -> ExitCode {
         TimerSlack.set(nanoseconds: 1_000)
@@ -180,7 +66,9 @@ public final class Daemon {
         }
         var watcher: CommitWatcher?
         do {
-            try open { [self] in try StartupResponder(listener: try bindSocket(), limits: configuration.limits) }
+            try open(signals: signals) { [self] in
+                try StartupResponder(listener: try bindSocket(), limits: configuration.limits, logger: logger)
+            }
             // The bridge thread first: the socket is served (and clients subscribe) once it is running.
             let worker = try startWorker()
             self.worker = worker
@@ -189,7 +77,7 @@ public final class Daemon {
             let engine = try Self.openEventEngine(configuration)
             self.connection = engine.connection
             self.engine = engine
-            // Watching before the socket is bound: a client that can connect is served every commit.
+            // Watching before the event service starts: a client it serves is served every commit.
             do {
                 watcher = try CommitWatcher(database: configuration.database, connection: engine.connection)
             } catch {
@@ -265,6 +153,18 @@ public final class Daemon {
                     now: Monotonic.now()
                 )
             }
+        } catch let stopped as Stopped {
+            responder?.abandon()
+            responder = nil
+            let percent =
+                stopped.progress.overallTotal > 0
+                ? stopped.progress.overallDone * 100 / stopped.progress.overallTotal : 0
+            notifier.stopping(status: "stopped during the initial sync (\(percent)%)")
+            logger.notice(
+                "stopped during the initial sync at \(percent)%: the next start resumes it",
+                fields: [.event: "initial-sync"]
+            )
+            return .success
         } catch {
             responder?.abandon()
             responder = nil
@@ -420,7 +320,19 @@ public final class Daemon {
     }
 
     func bindSocket() throws -> UnixListener {
-        if let inherited = notifier.listenDescriptors().first { return try UnixListener(inherited: inherited) }
+        if let inherited = notifier.listenDescriptors().first {
+            let listener = try UnixListener(inherited: inherited)
+            // coexistctl --config finds the daemon by the configured socket: a template instance whose
+            // configuration names another one would send its status and waits to another daemon.
+            guard listener.isBound(to: configuration.socket) else {
+                throw ConfigError(
+                    location: configuration.locations["socket"] ?? "defaults: socket",
+                    message: "systemd passes a socket that is not \(configuration.socket): set socket to the "
+                        + "socket unit's ListenStream= (/run/coexist/NAME.sock for coexistd@NAME)"
+                )
+            }
+            return listener
+        }
         try configuration.validateSocketDirectory()
         return try UnixListener(
             path: configuration.socket,

@@ -11,8 +11,11 @@ struct InitialSyncReport {
     private var statusAt: UInt64 = 0
     private var loggedAt: UInt64
     private var last: SyncEngine.InitialSyncProgress?
+    /// The first progress of this run: a resumed sync's ETA counts only what this run does.
+    private var first: (at: UInt64, done: Int)?
 
-    /// How long systemd is asked to wait for the next message: far longer than one chunk takes.
+    /// How long systemd is asked to wait for the next message: far longer than one chunk takes. (Only
+    /// while the sync makes progress: a SIGTERM stops it after the running chunk, before any more.)
     static let extension_: UInt64 = 60_000_000
 
     init(notifier: ServiceNotifier, logger: Logger) {
@@ -25,15 +28,16 @@ struct InitialSyncReport {
     mutating func progressed(_ progress: SyncEngine.InitialSyncProgress) {
         last = progress
         let now = Monotonic.now()
+        let first = self.first ?? (now, progress.overallDone)
+        self.first = first
         if now >= statusAt + 1_000_000_000 {
             statusAt = now
-            notifier.notify(
-                "STATUS=\(Self.describe(progress, elapsed: now - startedAt))\nEXTEND_TIMEOUT_USEC=\(Self.extension_)"
-            )
+            let text = Self.describe(progress, since: first, now: now)
+            notifier.notify("STATUS=\(text)\nEXTEND_TIMEOUT_USEC=\(Self.extension_)")
         }
         if now >= loggedAt + 5_000_000_000 {
             loggedAt = now
-            logger.info(Self.describe(progress, elapsed: now - startedAt), fields: [.event: "initial-sync"])
+            logger.info(Self.describe(progress, since: first, now: now), fields: [.event: "initial-sync"])
         }
     }
 
@@ -48,12 +52,21 @@ struct InitialSyncReport {
     }
 
     /// `initial sync legacy-to-new: 25% (objects of Task: 1500 of 3000), about 12 s left`.
-    static func describe(_ progress: SyncEngine.InitialSyncProgress, elapsed: UInt64) -> String {
+    static func describe(
+        _ progress: SyncEngine.InitialSyncProgress,
+        since first: (at: UInt64, done: Int),
+        now: UInt64
+    ) -> String {
         let percent = progress.overallTotal > 0 ? progress.overallDone * 100 / progress.overallTotal : 0
         var text =
             "initial sync \(progress.direction): \(percent)% (\(progress.phase) of \(progress.entity): "
             + "\(progress.done) of \(progress.total))"
-        if let eta = StartupResponder.eta(done: progress.overallDone, total: progress.overallTotal, elapsed: elapsed) {
+        let eta = StartupResponder.eta(
+            done: progress.overallDone - first.done,
+            left: progress.overallTotal - progress.overallDone,
+            elapsed: now - first.at
+        )
+        if let eta {
             text += ", about \(Int(eta.rounded())) s left"
         }
         return text

@@ -28,10 +28,12 @@ public struct ServerMessage: Decodable, Sendable {
     public var mirror: Bool?
     /// The protocol version (`subscribed`, `pong`).
     public var protocolVersion: Int?
+    /// A `status` reply's phase: `serving`, or `initial-sync` while coexistd starts.
+    public var phase: String?
 
     enum CodingKeys: String, CodingKey {
         case type, id, token, index, count, code, message, cursor, side, author, entity, pk, change, properties
-        case mirror
+        case mirror, phase
         case protocolVersion = "protocol"
     }
 

@@ -118,7 +118,9 @@ struct BenchStore {
         let start = Measure.now()
         let daemon = try ChildProcess(
             path: ChildProcess.executableDirectory() + "/coexistd",
-            arguments: ["--database", path, "--socket", socket, "--log-level", "error", "--once"]
+            arguments: [
+                "--config", "/dev/null", "--database", path, "--socket", socket, "--log-level", "error", "--once",
+            ]
         )
         let (status, peak) = daemon.waitWithPeakMemory()
         let seconds = Double(Measure.now() - start) / 1e9
@@ -137,15 +139,20 @@ struct BenchStore {
     {
         let daemon = try ChildProcess(
             path: ChildProcess.executableDirectory() + "/coexistd",
-            arguments: ["--database", path, "--socket", socket, "--log-level", errorLog == nil ? "error" : "warning"]
-                + options,
+            arguments: [
+                "--config", "/dev/null", "--database", path, "--socket", socket, "--log-level",
+                errorLog == nil ? "error" : "warning",
+            ] + options,
             errorLog: errorLog
         )
         guard waitForSocket else { return daemon }
-        let client = try LineClient(path: socket)
-        try client.send(EventRequest("ping").text)
-        _ = try client.readLine()
-        return daemon
+        // The socket answers `status` while coexistd starts (an initial sync): wait until it serves.
+        while true {
+            let client = try LineClient(path: socket)
+            try client.send(EventRequest("status").text)
+            if let reply = try client.readLine(), ServerMessage.decode(reply)?.phase == "serving" { return daemon }
+            usleep(20_000)
+        }
     }
 
     /// Removes the directory and everything in it.

@@ -23,14 +23,19 @@ enum DemoCommand: Subcommand {
         command: "coexistctl demo",
         synopsis: ["[--model PATH] [--directory DIR] [--steps N]"],
         description: """
-            Creates a fresh store from the demo Task/Category model (config/TaskModel.xcdatamodeld), with the
-            Core Data tables and the new schema; starts coexistd on it (the daemon next to coexistctl); then a
-            legacy writer and a new-schema writer take turns, and after each write the other side's view is
-            printed once the bridge has mirrored it. Ends with coexistctl verify's result.
+            Creates a fresh store from the demo Task/Category model (config/TaskModel.xcdatamodeld, carried in
+            coexistctl: it runs from any folder), with the Core Data tables and the new schema; starts coexistd
+            on it (the daemon next to coexistctl); then a legacy writer and a new-schema writer take turns, and
+            after each write the other side's view is printed once the bridge has mirrored it (long lists
+            summarised). Ends with coexistd's status and coexistctl verify's result.
             """,
         options: [
-            .value("model", "PATH", "the model (default: config/TaskModel.xcdatamodeld)"),
-            .value("directory", "DIR", "where to create the store and the socket (default: a new folder under /tmp)"),
+            .value("model", "PATH", "the model (default: the demo model, written into the demo's folder)"),
+            .value(
+                "directory",
+                "DIR",
+                "where to create the store and the socket, made when missing (default: a new folder under /tmp)"
+            ),
             .value("steps", "N", "rounds of writes (default 3)"),
         ]
     )
@@ -38,10 +43,19 @@ enum DemoCommand: Subcommand {
     static func run(_ arguments: [String]) throws -> ExitCode {
         let parsed = try Help.parse(self, arguments)
         _ = try parsed.positionals(min: 0, max: 0)
-        let modelPath = parsed.option("model") ?? "config/TaskModel.xcdatamodeld"
         let steps = try parsed.integer("steps", in: 1...10_000, default: 3)
-        let model = try XCDataModelReader.read(path: modelPath)
         let directory = try parsed.option("directory") ?? makeDirectory()
+        do {
+            try FileManager.default.createDirectory(
+                atPath: directory,
+                withIntermediateDirectories: true,
+                attributes: [.posixPermissions: 0o700]
+            )
+        } catch {
+            throw SystemError(call: "mkdir", code: EACCES, subject: directory, detail: "cannot make \(directory)")
+        }
+        let modelPath = try parsed.option("model") ?? DemoModel.write(into: directory)
+        let model = try XCDataModelReader.read(path: modelPath)
         let path = directory + "/Demo.sqlite"
         for suffix in ["", "-wal", "-shm"] { unlink(path + suffix) }
         _ = try StoreCreator.create(path: path, model: model)
@@ -54,7 +68,10 @@ enum DemoCommand: Subcommand {
         let socket = directory + "/coexist.sock"
         let daemon = try ChildProcess(
             path: ChildProcess.executableDirectory() + "/coexistd",
-            arguments: ["--database", path, "--socket", socket, "--poll-interval", "250ms", "--log-level", "notice"]
+            arguments: [
+                "--config", "/dev/null", "--database", path, "--socket", socket, "--poll-interval", "250ms",
+                "--log-level", "notice",
+            ]
         )
         defer {
             daemon.terminate()
@@ -93,8 +110,8 @@ enum DemoCommand: Subcommand {
             let mirrored = try newApp.mergeChangesFromStore().map(\.token)
             let tasks = try newApp.fetch(FetchDescriptor<DemoTask>())
             StandardStreams.out(
-                "new     ◀ token \(mirrored.map(String.init).joined(separator: ", ")) (coexistd), the new app's tasks: "
-                    + tasks.map { "\"\($0.title)\" (\($0.category?.name ?? "-"))" }.joined(separator: ", ")
+                "new     ◀ token \(summary(mirrored.map(String.init))) (coexistd), the new app's tasks: "
+                    + summary(tasks.map { "\"\($0.title)\" (\($0.category?.name ?? "-"))" })
             )
 
             let newTask = DemoTask(title: "New task \(step)")
@@ -113,19 +130,29 @@ enum DemoCommand: Subcommand {
                 held.append(try legacyApp.existingObject(with: id))
             }
             StandardStreams.out(
-                "legacy  ◀ token \(changes.map { String($0.token) }.joined(separator: ", ")) (coexistd), held: "
-                    + held.map { object in
-                        let priority = object.value(forKey: "priority") as? Int16 ?? 0
-                        return
-                            "\"\(object.value(forKey: "title") as? String ?? "")\" priority \(priority) Z_OPT \(object.version)"
-                    }
-                    .joined(separator: ", ") + "\n"
+                "legacy  ◀ token \(summary(changes.map { String($0.token) })) (coexistd), held: "
+                    + summary(
+                        held.map { object in
+                            let priority = object.value(forKey: "priority") as? Int16 ?? 0
+                            let title = object.value(forKey: "title") as? String ?? ""
+                            return "\"\(title)\" priority \(priority) Z_OPT \(object.version)"
+                        }
+                    ) + "\n"
             )
         }
         let status = try request(client, EventRequest("status").text)
-        StandardStreams.out("coexistd    \(status)")
+        let decoded = try? JSONDecoder().decode(StatusCommand.Status.self, from: Data(status.utf8))
+        StandardStreams.out("coexistd    " + (decoded.map(StatusCommand.text) ?? status))
         StandardStreams.out("verify      coexistctl verify \(path)")
         return try runVerify(path)
+    }
+
+    /// `items` joined, the first three and the last two when there are more than six (`… 294 more …`), so
+    /// that a long demo prints lines a terminal can show.
+    static func summary(_ items: [String]) -> String {
+        guard items.count > 6 else { return items.joined(separator: ", ") }
+        let hidden = items.count - 5
+        return (items.prefix(3) + ["… \(hidden) more …"] + items.suffix(2)).joined(separator: ", ")
     }
 
     static func request(_ client: LineClient, _ line: String) throws -> String {

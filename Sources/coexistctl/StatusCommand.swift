@@ -1,6 +1,7 @@
 import CoexistProtocol
 import CoexistRuntime
 import FoundationEssentials
+import Glibc
 
 /// `coexistctl status [--socket PATH | --config FILE | --database FILE] [--json]`.
 enum StatusCommand: Subcommand {
@@ -34,8 +35,22 @@ enum StatusCommand: Subcommand {
         let parsed = try Help.parse(self, arguments)
         _ = try parsed.positionals(min: 0, max: 0)
         let client = try LineClient(path: try SocketTarget.path(parsed), timeout: 2)
+        try client.setReadTimeout(seconds: 10)
         try client.send(EventRequest("status").text)
-        guard let reply = try client.readLine() else { return .unavailable }
+        let reply: String
+        switch try Reply.read(client) {
+        case .line(let line): reply = line
+        case .closed: return .unavailable
+        case .timedOut:
+            StandardStreams.error("coexistctl status: coexistd did not answer within 10 s")
+            return .unavailable
+        }
+        let message = ServerMessage.decode(reply)
+        guard message?.type == "status" else {
+            // An error (a peer outside the allowlist, a server over its clients): said, never a status of zeros.
+            StandardStreams.error("coexistctl status: \(message?.code ?? "reply"): \(message?.message ?? reply)")
+            return message?.code == "forbidden" ? .permissionDenied : .unavailable
+        }
         if parsed.flag("json") {
             StandardStreams.out(reply)
         } else {
@@ -46,7 +61,8 @@ enum StatusCommand: Subcommand {
 
     /// One line for a terminal.
     static func text(_ status: Status) -> String {
-        if status.phase == "initial-sync" || status.phase == "starting" {
+        if status.phase == "starting" { return "starting" }
+        if status.phase == "initial-sync" {
             guard let total = status.overallTotal, let done = status.overallDone, let entity = status.entity else {
                 return "starting"
             }
@@ -76,7 +92,7 @@ enum WaitCommand: Subcommand {
         synopsis: ["TOKEN [--timeout MS] [--json] [--socket PATH | --config FILE | --database FILE]"],
         description: """
             Exits 0 once the bridge's cursor has reached TOKEN, 75 (EX_TEMPFAIL) when the timeout passes first
-            or coexistd is still starting.
+            (while coexistd starts, the wait begins once it serves; the timeout counts from the request).
             """,
         options: [
             .value("timeout", "MS", "how long to wait, in milliseconds: 0 to 600000 (default 10000)"),
@@ -92,8 +108,19 @@ enum WaitCommand: Subcommand {
         }
         let timeout = try parsed.integer("timeout", in: 0...600_000, default: 10_000)
         let client = try LineClient(path: try SocketTarget.path(parsed), timeout: 2)
+        // The server answers within the timeout, but a starting coexistd holds the request until it serves.
+        try client.setReadTimeout(seconds: Double(timeout) / 1_000 + 2)
         try client.send(EventRequest("wait", token: token, timeout: timeout).text)
-        guard let reply = try client.readLine() else { return .unavailable }
+        let reply: String
+        switch try Reply.read(client) {
+        case .line(let line): reply = line
+        case .closed: return .unavailable
+        case .timedOut:
+            StandardStreams.error(
+                "coexistctl wait: token \(token) not mirrored within \(timeout) ms (coexistd is starting)"
+            )
+            return .temporaryFailure
+        }
         let message = ServerMessage.decode(reply)
         let waited = message?.type == "waited"
         if parsed.flag("json") {
@@ -105,6 +132,24 @@ enum WaitCommand: Subcommand {
             StandardStreams.error("coexistctl wait: \(message?.message ?? reply)\(cursor)")
         }
         return waited ? .success : .temporaryFailure
+    }
+}
+
+/// A reply line, the end of the stream, or nothing within the read timeout.
+enum Reply {
+    case line(String)
+    case closed
+    case timedOut
+
+    /// Reads one reply from `client` (whose read timeout is set).
+    static func read(_ client: LineClient) throws -> Reply {
+        do {
+            guard let line = try client.readLine() else { return .closed }
+            return .line(line)
+        } catch {
+            if error.code == EAGAIN || error.code == EWOULDBLOCK { return .timedOut }
+            throw error
+        }
     }
 }
 
@@ -123,7 +168,7 @@ enum Format {
 
     /// A rate with two significant decimals below 10, one below 100, none above: `0.36`, `42.5`, `1,250`.
     static func rate(_ value: Double) -> String {
-        guard value.isFinite else { return "0" }
+        guard value.isFinite, value >= 0, value < 1e15 else { return "0" }
         if value >= 100 { return count(Int(value.rounded())) }
         let scale = value >= 10 ? 10.0 : 100.0
         let rounded = (value * scale).rounded() / scale
@@ -132,6 +177,7 @@ enum Format {
 
     /// `45 s`, `3 min 20 s`, `2 h 5 min`.
     static func duration(_ seconds: Double) -> String {
+        guard seconds.isFinite, seconds >= 0, seconds < 1e12 else { return "?" }
         let whole = Int(seconds.rounded())
         if whole < 60 { return "\(whole) s" }
         if whole < 3_600 { return "\(whole / 60) min \(whole % 60) s" }

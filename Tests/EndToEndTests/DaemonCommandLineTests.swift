@@ -36,13 +36,17 @@ import Testing
         #expect(result.stderr.contains("usage: coexistctl"))
     }
 
-    /// Without --config, /etc/coexist/coexistd.conf is read when it exists; --config always wins.
+    /// Without --config, COEXISTD_CONFIG's file (none when empty), else /etc/coexist/coexistd.conf when it
+    /// exists; --config always wins.
     @Test func theDefaultConfigurationFileIsReadWhenItExists() throws {
         let bare = try DaemonCommandLine(["--once"])
-        #expect(bare.resolvedConfigFile { $0 == DaemonCommandLine.defaultConfigFile } == "/etc/coexist/coexistd.conf")
-        #expect(bare.resolvedConfigFile { _ in false } == nil)
+        let isDefault = { (path: String) in path == DaemonCommandLine.defaultConfigFile }
+        #expect(bare.resolvedConfigFile(environment: nil, exists: isDefault) == "/etc/coexist/coexistd.conf")
+        #expect(bare.resolvedConfigFile(environment: nil) { _ in false } == nil)
+        #expect(bare.resolvedConfigFile(environment: "", exists: isDefault) == nil)
+        #expect(bare.resolvedConfigFile(environment: "/srv/b.conf", exists: isDefault) == "/srv/b.conf")
         let given = try DaemonCommandLine(["--config", "/srv/a.conf"])
-        #expect(given.resolvedConfigFile { _ in true } == "/srv/a.conf")
+        #expect(given.resolvedConfigFile(environment: "/srv/b.conf") { _ in true } == "/srv/a.conf")
         #expect(throws: ArgumentParser.UsageError.self) { try DaemonCommandLine(["--once", "--check-config"]) }
     }
 }

@@ -111,21 +111,30 @@ import Testing
         let directory = try TemporaryDirectory()
         let path = try SharedStore.create(in: directory).legacy.path
         let socket = directory.file("activated.sock")
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: activate)
-        process.arguments = [
-            "-l", socket, ProductProcess.productsDirectory + "/coexistd", "--database", path, "--socket",
-            directory.file("unused.sock"),
-        ]
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        defer {
-            process.terminate()
-            process.waitUntilExit()
+        func activated(configuredSocket: String) throws -> Process {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: activate)
+            process.arguments = [
+                "-l", socket, ProductProcess.productsDirectory + "/coexistd", "--database", path, "--socket",
+                configuredSocket,
+            ]
+            process.environment = ["COEXISTD_CONFIG": "", "PATH": "/usr/bin:/bin"]
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            return process
         }
+        let process = try activated(configuredSocket: socket)
         let client = try SocketClient(path: socket)
         #expect(try client.request(#"{"op":"ping"}"#)["type"] as? String == "pong")
-        #expect(!FileManager.default.fileExists(atPath: directory.file("unused.sock")))
+        process.terminate()
+        process.waitUntilExit()
+        // A passed socket that is not the configured one (a template instance's configuration naming another
+        // daemon's socket, which coexistctl --config would reach): refused as a configuration error.
+        let mismatched = try activated(configuredSocket: directory.file("other.sock"))
+        _ = try? SocketClient(path: socket).readLine()
+        mismatched.waitUntilExit()
+        #expect(mismatched.terminationStatus == 78)
+        #expect(!FileManager.default.fileExists(atPath: directory.file("other.sock")))
     }
 
     @Test func configurationErrorsExit78WithFileAndLine() throws {

@@ -39,7 +39,7 @@ import Glibc
         let uid = entry.flatMap { UInt32($0[2]) }
         let gid = entry.flatMap { UInt32($0[3]) }
         #expect(uid != nil && gid != nil, "no coexist user in \(passwd)")
-        for (path, mode) in [("run/coexist", 0o750), ("var/lib/coexist", 0o750)] {
+        for (path, mode) in [("run/coexist", 0o750), ("var/lib/coexist", 0o2770)] {
             var info = stat()
             #expect(stat(root + "/" + path, &info) == 0, "\(path) is missing")
             #expect(info.st_uid == uid && info.st_gid == gid, "\(path) belongs to \(info.st_uid):\(info.st_gid)")
@@ -102,9 +102,10 @@ import Glibc
     @Test(.enabled(if: getuid() == 0, "running a client as another uid needs root"))
     func theAllowlistWorksUnderTheShippedSandbox() throws {
         let unit = try String(contentsOfFile: Self.repository + "/systemd/coexistd.service", encoding: .utf8)
-        let privateUsers = unit.split(separator: "\n").contains {
-            $0.replacingOccurrences(of: " ", with: "") == "PrivateUsers=yes"
-        }
+        // Any value but an explicit no (yes, true, self, identity…) maps peers to 65534 or a range.
+        let setting = unit.split(separator: "\n").last { $0.hasPrefix("PrivateUsers=") }
+        let value = setting.map { $0.dropFirst("PrivateUsers=".count).trimmingCharacters(in: .whitespaces) }
+        let privateUsers = value.map { !["", "no", "false", "0", "off"].contains($0) } ?? false
         let directory = try TemporaryDirectory()
         chmod(directory.path, 0o755)
         let store = try SharedStore.create(in: directory).legacy.path

@@ -401,7 +401,19 @@ struct EventFixture {
             ["tail", "--since", "0", "--count", "1", "--socket", fixture.daemon.socket]
         )
         #expect(tail.status == 0)
-        #expect(tail.stdout.contains("\(token)  legacy  old-app  insert Task/"))
+        // Local time, token, side, author, change, object (entity, identity, Z_PK), properties.
+        let line =
+            #/^\d{2}:\d{2}:\d{2}\.\d{3} +(\d+)  legacy   old-app       insert  Task [0-9A-Fa-f-]{36} \(Z_PK \d+\)/#
+        #expect(tail.stdout.firstMatch(of: line)?.1 == Substring(String(token)), "\(tail.stdout)")
+        let values = try ProductProcess.run(
+            "coexistctl",
+            ["tail", "--since", "0", "--count", "1", "--values", "--socket", fixture.daemon.socket]
+        )
+        #expect(
+            values.stdout.contains(#"{category: null, createdAt: "2001-01-01T00:00:00.000000Z""#),
+            "\(values.stdout)"
+        )
+        #expect(values.stdout.hasSuffix("…\n"), "cut to fit: \(values.stdout)")
         let json = try ProductProcess.run(
             "coexistctl",
             ["tail", "--since", "0", "--count", "1", "--json", "--socket", fixture.daemon.socket]

@@ -59,4 +59,40 @@ import Testing
         #expect(!progress.isEmpty, "\(messages.prefix(5))")
         #expect(progress.allSatisfy { $0.contains("EXTEND_TIMEOUT_USEC=60000000") })
     }
+
+    /// SIGTERM during a long initial sync stops it after the chunk in progress (exit 0, not after the whole
+    /// sync: systemd's stop timeout would kill it); the next start resumes it and the store ends equal.
+    @Test func aStopDuringTheInitialSyncIsPromptAndResumes() throws {
+        let directory = try TemporaryDirectory()
+        let shared = try SharedStore.create(in: directory)
+        try shared.legacy.save(SaveMetadata(author: "old-app")) { save in
+            for index in 0..<5_000 {
+                var values = DemoStore.mandatoryValues(for: "Task", in: shared.legacy)
+                values["id"] = .uuid(withUnsafeBytes(of: UUID().uuid) { Array($0) })
+                values["title"] = .string("task \(index)")
+                _ = try save.insert("Task", values)
+            }
+        }
+        let options = ["--initial-sync-chunk", "1"]
+        let first = try DaemonProcess(database: shared.legacy.path, directory: directory, options: options)
+        var starting = false
+        let deadline = Date().addingTimeInterval(60)
+        while !starting && Date() < deadline && first.process.isRunning {
+            let status = try ProductProcess.run("coexistctl", ["status", "--socket", first.socket])
+            starting = status.stdout.hasPrefix("starting: initial sync")
+            if !starting { usleep(20_000) }
+        }
+        #expect(starting, "\(first.log)")
+        let stopAsked = Date()
+        #expect(first.stop() == 0, "\(first.log)")
+        #expect(Date().timeIntervalSince(stopAsked) < 10)
+        #expect(first.log.contains("stopped during the initial sync at"), "\(first.log)")
+        #expect(!first.log.contains("initial sync done"), "the sync ended before the stop: \(first.log)")
+        let second = try DaemonProcess(database: shared.legacy.path, directory: directory, options: options)
+        try second.waitUntilServing(timeout: 120)
+        #expect(second.stop() == 0)
+        #expect(second.log.contains("initial sync done"), "\(second.log)")
+        let verify = try ProductProcess.run("coexistctl", ["verify", shared.legacy.path])
+        #expect(verify.status == 0, "\(verify.stdout)")
+    }
 }

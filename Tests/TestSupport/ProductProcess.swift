@@ -47,7 +47,14 @@ public struct ProductProcess: Sendable {
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
         if let directory { process.currentDirectoryURL = URL(fileURLWithPath: directory) }
-        if let environment { process.environment = environment }
+        // Hermetic: a coexistd started without --config reads no /etc/coexist/coexistd.conf of this machine.
+        var env = environment ?? ProcessInfo.processInfo.environment
+        if env["COEXISTD_CONFIG"] == nil { env["COEXISTD_CONFIG"] = "" }
+        // Logs to standard error, whatever service this test process runs under.
+        if environment == nil {
+            for name in ["INVOCATION_ID", "JOURNAL_STREAM", "SYSTEMD_EXEC_PID"] { env[name] = nil }
+        }
+        process.environment = env
         let out = Pipe()
         let err = Pipe()
         process.standardOutput = out

@@ -121,6 +121,9 @@ public final class DaemonProcess {
             process.arguments = arguments
         }
         var env = ProcessInfo.processInfo.environment
+        env["COEXISTD_CONFIG"] = ""  // no /etc/coexist/coexistd.conf of this machine
+        // Logs to standard error (``log``), whatever service this test process runs under.
+        for name in ["INVOCATION_ID", "JOURNAL_STREAM", "SYSTEMD_EXEC_PID"] { env[name] = nil }
         for (key, value) in environment { env[key] = value }
         process.environment = env
         logPath = directory.file("coexistd-\(UInt32.random(in: 0...UInt32.max)).log")

@@ -14,15 +14,19 @@ public struct ManualPage: Sendable {
         case definitions(String, [(String, String)])
     }
 
-    /// The page's name (`coexistd`), its section (8) and the one-line summary after the name.
+    /// The page's name (`coexistd`).
     public let name: String
+    /// Its manual section (8).
     public let section: Int
+    /// The one-line summary after the name.
     public let summary: String
-    /// The manual's title line: the product and version (`coexist 0.9.0`) and the manual's name.
+    /// The product and version in the title line (`coexist 0.9.0`).
     public let source: String
+    /// The manual's name in the title line (`System Administration`).
     public let manual: String
     /// The synopsis lines, each without the name.
     public let synopsis: [String]
+    /// The sections after the synopsis, in order.
     public let sections: [Section]
 
     /// Creates a page.

@@ -33,17 +33,17 @@ public enum LogLevel: Int32, Sendable, Comparable, CaseIterable {
     public static func < (lhs: LogLevel, rhs: LogLevel) -> Bool { lhs.rawValue > rhs.rawValue }
 }
 
-/// Where log lines go: the journal, with structured fields, when the process runs under systemd; else
-/// standard error, each line led by its time (RFC 3339, UTC, microseconds) and level.
-///
-/// Under systemd means `INVOCATION_ID` or `JOURNAL_STREAM` is set (systemd sets them for a service): a
-/// coexistd run by hand on a systemd host writes to its terminal, not to the journal. When the journal's
-/// socket cannot take a message, the line goes to standard error instead: without a time and with a `<N>`
-/// priority prefix when `JOURNAL_STREAM` says standard error is itself the journal (which adds both), with
-/// them otherwise. `sd_journal_sendv` is used because the variadic `sd_journal_send` does not import.
+/// Where log lines go: the journal, with structured fields, when systemd started this process
+/// (`SYSTEMD_EXEC_PID` is its pid) or standard error is the journal (`JOURNAL_STREAM` names it), and the
+/// journal's socket takes messages; else standard error, each line led by its time (RFC 3339, UTC,
+/// microseconds) and level. A coexistd run by hand on a systemd host, or by a process that a service
+/// started, writes to its standard error. When the journal's socket cannot take a message, the line goes
+/// to standard error instead: with a `<N>` priority prefix and no time when standard error is itself the
+/// journal (which adds both). `sd_journal_sendv` is used because the variadic `sd_journal_send` does not
+/// import.
 ///
 /// Fields are upper-case journal field names (``LogField``); on standard error they follow the message as
-/// `NAME=value`.
+/// `NAME=value`, with line breaks and other control characters escaped (a peer's consumer name is logged).
 public final class Logger: @unchecked Sendable {
     /// Messages below this level are dropped. Any thread may read and change it.
     public var level: LogLevel {
@@ -60,7 +60,9 @@ public final class Logger: @unchecked Sendable {
         self.identifier = identifier
         storedLevel = Atomic(level.rawValue)
         stderrIsJournal = Logger.stderrIsJournal()
-        useJournal = !forceStderr && Logger.underSystemd() && access("/run/systemd/journal/socket", W_OK) == 0
+        useJournal =
+            !forceStderr && (Logger.startedBySystemd() || stderrIsJournal)
+            && access("/run/systemd/journal/socket", W_OK) == 0
     }
 
     /// Logs `message` with structured `fields`; the journal also gets the calling file, line and function.
@@ -84,11 +86,11 @@ public final class Logger: @unchecked Sendable {
             let sent: Int32 = withBuffers(buffers, 0, &vectors) { vectors in sd_journal_sendv(vectors, count) }
             if sent >= 0 { return }
         }
-        let suffix = named.isEmpty ? "" : " " + named.map { "\($0.0)=\($0.1)" }.joined(separator: " ")
+        let suffix = named.isEmpty ? "" : " " + named.map { "\($0.0)=\(Self.escaped($0.1))" }.joined(separator: " ")
         if stderrIsJournal {
-            StandardStreams.error("<\(priority.rawValue)>\(message)\(suffix)")
+            StandardStreams.error("<\(priority.rawValue)>\(Self.escaped(message))\(suffix)")
         } else {
-            StandardStreams.error("\(Logger.timestamp()) \(priority.name): \(message)\(suffix)")
+            StandardStreams.error("\(Logger.timestamp()) \(priority.name): \(Self.escaped(message))\(suffix)")
         }
     }
 
@@ -137,9 +139,27 @@ public final class Logger: @unchecked Sendable {
         function: String = #function
     ) { log(.debug, message, fields: fields, file: file, line: line, function: function) }
 
-    /// Whether systemd started this process (it sets `INVOCATION_ID` and, for a journal stream,
-    /// `JOURNAL_STREAM` in a service's environment).
-    static func underSystemd() -> Bool { getenv("INVOCATION_ID") != nil || getenv("JOURNAL_STREAM") != nil }
+    /// Whether systemd started this very process: `SYSTEMD_EXEC_PID` (systemd ≥ 248) is its pid. Not
+    /// `INVOCATION_ID` or `JOURNAL_STREAM` alone: every descendant of a service inherits them (a shell in a
+    /// terminal's user service, a CI runner's jobs), and those want their terminal.
+    static func startedBySystemd() -> Bool {
+        guard let text = getenv("SYSTEMD_EXEC_PID").map({ String(cString: $0) }) else { return false }
+        return Int32(text) == getpid()
+    }
+
+    /// `text` on one line: control characters (a line break in a peer's input, say) as `\u{…}` escapes.
+    static func escaped(_ text: String) -> String {
+        guard text.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) else { return text }
+        var result = ""
+        for scalar in text.unicodeScalars {
+            if scalar.value < 0x20 || scalar.value == 0x7F {
+                result += "\\u{" + String(scalar.value, radix: 16) + "}"
+            } else {
+                result.unicodeScalars.append(scalar)
+            }
+        }
+        return result
+    }
 
     /// The time now in RFC 3339 (UTC, microseconds): `2026-12-03T04:05:06.123456Z`.
     public static func timestamp() -> String {

@@ -27,6 +27,12 @@ public final class UnixListener {
         ownedPath = nil
     }
 
+    /// Whether the socket listens on `path` (for one passed by socket activation: the unit's
+    /// `ListenStream=`).
+    public func isBound(to path: String) -> Bool {
+        sd_is_socket_unix(descriptor, Int32(SOCK_STREAM.rawValue), 1, path, 0) > 0
+    }
+
     /// Binds `path` with `mode` (and `group`, when given). A socket file left by a daemon that is gone is
     /// replaced; a socket another process still listens on is an error (EADDRINUSE), and so is any file at
     /// the path that is not a socket (EEXIST): it is never removed.

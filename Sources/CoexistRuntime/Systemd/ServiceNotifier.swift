@@ -24,10 +24,6 @@ public struct ServiceNotifier: Sendable {
     /// STATUS=…
     public func status(_ text: String) { notify("STATUS=\(text)") }
 
-    /// EXTEND_TIMEOUT_USEC: the service manager waits `microseconds` more for the next message before its
-    /// start (or stop) timeout applies; sent while a long start-up step makes progress.
-    public func extendTimeout(microseconds: UInt64) { notify("EXTEND_TIMEOUT_USEC=\(microseconds)") }
-
     /// WATCHDOG=1.
     public func watchdog() { notify("WATCHDOG=1") }
 

@@ -1,14 +1,14 @@
 #!/usr/bin/env python3
-"""Runs coexistd as systemd would (INVOCATION_ID set) against a journal socket this script listens on, and
-prints every entry it sent as one JSON object per line.
+"""Runs coexistd as systemd would (SYSTEMD_EXEC_PID its own pid, INVOCATION_ID set) against a journal socket
+this script listens on, and prints every entry it sent as one JSON object per line.
 
 Run inside a private mount namespace whose /run is a fresh tmpfs (unshare --mount, mount -t tmpfs), so the
 socket at /run/systemd/journal/socket is this script's and the host's journal is untouched:
 
     journal_capture.py COEXISTD_PATH --database STORE --socket SOCK --allow-uids 4242 ...
 
-It waits for the daemon's socket, connects once (refused unless its uid is allowed), then stops the daemon
-with SIGTERM and prints what it logged. Entries are read in the native protocol: KEY=value lines, or KEY,
+It waits for the daemon's "coexistd ready" entry, connects once (refused unless its uid is allowed), then
+stops the daemon with SIGTERM and prints what it logged. Entries are read in the native protocol: KEY=value lines, or KEY,
 a 64-bit little-endian length and the value for values holding a newline.
 """
 import json
@@ -48,25 +48,28 @@ def main():
     path = arguments[arguments.index("--socket") + 1]
     environment = dict(os.environ, INVOCATION_ID="0123456789abcdef0123456789abcdef")
     environment.pop("JOURNAL_STREAM", None)
-    daemon = subprocess.Popen(arguments, env=environment, stderr=subprocess.PIPE)
-    deadline = time.monotonic() + 30
-    client = None
-    while time.monotonic() < deadline and daemon.poll() is None:
+    # exec from a shell whose pid is the daemon's: SYSTEMD_EXEC_PID=$$ names the daemon itself.
+    shell = ["/bin/sh", "-c", 'SYSTEMD_EXEC_PID=$$ exec "$@"', "sh"] + arguments
+    daemon = subprocess.Popen(shell, env=environment, stderr=subprocess.PIPE)
+    entries = []
+    deadline = time.monotonic() + 60
+    ready = False
+    while not ready and time.monotonic() < deadline and daemon.poll() is None:
         try:
-            client = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-            client.connect(path)
-            break
-        except OSError:
-            client = None
-            time.sleep(0.05)
-    if client is not None:
+            entry = parse(journal.recv(1 << 20))
+        except socket.timeout:
+            continue
+        entries.append(entry)
+        ready = entry.get("MESSAGE", "").startswith("coexistd ready")
+    if ready:
+        client = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         client.settimeout(10)
+        client.connect(path)
         client.recv(4096)
         client.close()
     time.sleep(0.3)
     daemon.send_signal(signal.SIGTERM)
     stderr = daemon.communicate(timeout=30)[1]
-    entries = []
     while True:
         try:
             entries.append(parse(journal.recv(1 << 20)))

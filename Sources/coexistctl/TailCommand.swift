@@ -1,0 +1,167 @@
+import CoexistProtocol
+import CoexistRuntime
+import Glibc
+
+/// `coexistctl tail [--since T] [--entity E]... [--follow] [--json]`: prints change events as they happen.
+enum TailCommand: Subcommand {
+    static let name = "tail"
+    static let summary = "print change events as they happen (optionally from a past token)"
+    static let spec = CommandSpec(
+        command: "coexistctl tail",
+        synopsis: [
+            """
+            [--since TOKEN|now] [--entity NAME]... [--side legacy|new] [--mirrors] [--values]
+                                   [--name CONSUMER] [--count N] [--follow] [--json]
+                                   [--socket PATH | --config FILE | --database FILE]
+            """
+        ],
+        description: """
+            Subscribes to coexistd's events and prints one line per change: readable by default (local time,
+            token, side (* for the bridge's mirrors), author, change, object as entity, identity and (Z_PK),
+            properties, and with --values the values), the protocol's JSON with --json. --name makes a durable
+            consumer whose position is acknowledged as it goes. --count stops after N events (exit 0). When
+            coexistd stops or goes away first, tail exits 69 (said on stderr), or with --follow reconnects and
+            goes on after the last change it printed.
+            """,
+        options: [
+            .value(
+                "since",
+                "TOKEN|now",
+                "start after TOKEN: the changes since then from the history, then live ones; now: only what is "
+                    + "committed from now on"
+            ),
+            .repeatable("entity", "NAME", "only changes to the entity NAME; repeatable, for several entities"),
+            .value("side", "legacy|new", "only changes saved by the Core Data side (legacy) or the new schema's side"),
+            .flag("mirrors", "the bridge's own mirror transactions too (left out by default)"),
+            .flag(
+                "values",
+                "each event with its values: every attribute and relationship of an insert, the changed ones of an "
+                    + "update, a delete's tombstone"
+            ),
+            .value(
+                "name",
+                "CONSUMER",
+                "subscribe as the durable consumer CONSUMER: without --since it resumes after its acknowledged "
+                    + "token, and each event printed is acknowledged"
+            ),
+            .value("count", "N", "stop after N events"),
+            .flag(
+                "follow",
+                "when coexistd stops or goes away, reconnect (every second until it answers) and go on after the "
+                    + "last change printed, none twice"
+            ),
+            .flag("json", "print the protocol's JSON lines as they come"),
+        ] + SocketTarget.optionSpecs
+    )
+
+    static func run(_ arguments: [String]) throws -> ExitCode {
+        let parsed = try Help.parse(self, arguments)
+        _ = try parsed.positionals(min: 0, max: 0)
+        var request = EventRequest("subscribe")
+        if let since = parsed.option("since") {
+            if since == "now" {
+                request.since = .now
+            } else if let token = Int64(since), token >= 0 {
+                request.since = .token(token)
+            } else {
+                throw ArgumentParser.UsageError("--since is a token or now")
+            }
+        }
+        let entities = parsed.values("entity")
+        if !entities.isEmpty { request.entities = entities }
+        if let side = parsed.option("side") {
+            guard side == "legacy" || side == "new" else {
+                throw ArgumentParser.UsageError("--side is legacy or new, not \"\(side)\"")
+            }
+            request.sides = [side]
+        }
+        if parsed.flag("mirrors") { request.mirrors = true }
+        if parsed.flag("values") { request.values = true }
+        if let name = parsed.option("name") {
+            guard !name.isEmpty else { throw ArgumentParser.UsageError("--name needs a consumer name") }
+            request.name = name
+        }
+        var tail = Stream(
+            request: request,
+            limit: try parsed.integer("count", in: 1...Int.max, default: Int.max),
+            json: parsed.flag("json"),
+            values: parsed.flag("values")
+        )
+        let path = try SocketTarget.path(parsed)
+        guard parsed.flag("follow") else {
+            let client = try LineClient(path: path, timeout: 2)
+            return try tail.read(client)
+        }
+        var announced = false
+        while true {
+            if let client = try? LineClient(path: path, timeout: 2) {
+                if announced { StandardStreams.error("coexistctl tail: reconnected") }
+                announced = false
+                let code = try tail.read(client)
+                if code == .success || tail.fatal { return code }
+            }
+            if !announced { StandardStreams.error("coexistctl tail: coexistd went away; reconnecting") }
+            announced = true
+            sleep(1)
+        }
+    }
+
+    /// One tail across connections: what was printed, so that a reconnection goes on after it.
+    struct Stream {
+        var request: EventRequest
+        let limit: Int
+        let json: Bool
+        let values: Bool
+        var seen = 0
+        /// The last event printed: its transaction's token and its place in it.
+        var last: (token: Int64, index: Int)?
+        /// An error a reconnection cannot mend (a bad filter, a refused peer).
+        var fatal = false
+
+        /// Reads events from `client` until the count is reached (0) or the stream ends (69).
+        mutating func read(_ client: LineClient) throws -> ExitCode {
+            var subscribe = request
+            if let last {
+                // A durable consumer resumes from its acknowledged token itself; others after the last
+                // transaction begun (the events of it already printed are skipped below).
+                if subscribe.name == nil { subscribe.since = .token(last.token - 1) }
+            }
+            try client.send(subscribe.text)
+            while seen < limit, let line = try client.readLine() {
+                guard let message = ServerMessage.decode(line) else { continue }
+                if message.type == "event", let token = message.token {
+                    let index = message.index ?? 0
+                    if let last, (token, index) <= (last.token, last.index) { continue }
+                    seen += 1
+                    last = (token, index)
+                }
+                if json {
+                    StandardStreams.out(line)
+                } else if let text = TailFormat.text(message, line: line, values: values) {
+                    StandardStreams.out(text)
+                }
+                switch message.type {
+                case "shutdown":
+                    StandardStreams.error("coexistctl tail: coexistd stopped")
+                    return .unavailable
+                case "lagged":
+                    return .unavailable
+                case "error":
+                    fatal = true
+                    return .unavailable
+                default:
+                    break
+                }
+                if request.name != nil, message.type == "event", let token = message.token {
+                    try client.send(EventRequest("ack", token: token).text)
+                }
+            }
+            guard seen >= limit else {
+                // The stream ended without a shutdown message: coexistd went away (or never answered).
+                StandardStreams.error("coexistctl tail: coexistd closed the connection")
+                return .unavailable
+            }
+            return .success
+        }
+    }
+}
