@@ -26,6 +26,14 @@ extension SyncEngine {
         public var overallDone: Int
         /// Steps of the whole sync in all: twice the objects to copy.
         public var overallTotal: Int
+
+        /// The share of the whole sync done, 0…1.
+        public var fraction: Double { overallTotal > 0 ? Double(overallDone) / Double(overallTotal) : 0 }
+
+        /// `legacy-to-new 40% (objects of Task: 81500 of 200000)`.
+        public var summary: String {
+            "\(direction) \(Int(fraction * 100))% (\(phase) of \(entity): \(done) of \(total))"
+        }
     }
 
     struct SyncState {

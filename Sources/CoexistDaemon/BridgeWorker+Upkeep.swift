@@ -34,7 +34,8 @@ extension BridgeWorker {
             let result = try engine.retryParked()
             if result.mirrored > 0 {
                 logger.notice(
-                    "\(result.mirrored) of \(result.retried) parked transactions and objects mirrored on retry"
+                    "\(result.mirrored) of \(result.retried) parked transactions and objects mirrored on retry",
+                    fields: [.event: "parked-mirrored"]
                 )
                 shared.withLock { $0.changed = true }
                 events.signal()
@@ -45,7 +46,10 @@ extension BridgeWorker {
                 fail(error)
                 return
             }
-            logger.warning("retrying parked transactions failed (tried again later): \(error)")
+            logger.warning(
+                "retrying parked transactions failed (tried again later): \(error)",
+                fields: [.event: "retry-failed"]
+            )
         }
     }
 
@@ -98,6 +102,11 @@ extension BridgeWorker {
             upTo: bound,
             olderThan: now - Double(settings.historyRetention) / 1e9
         )
-        if pruned > 0 { logger.info("pruned \(pruned) history transactions older than the retention") }
+        if pruned > 0 {
+            logger.info(
+                "pruned \(pruned) history transactions older than the retention (never past token \(bound))",
+                fields: [.event: "pruned", .token: "\(bound)"]
+            )
+        }
     }
 }

@@ -18,15 +18,20 @@ struct InitialSyncReport {
     /// while the sync makes progress: a SIGTERM stops it after the running chunk, before any more.)
     static let extension_: UInt64 = 60_000_000
 
+    /// A progress bar on a terminal (coexistd --once run by hand); nil under systemd.
+    private let bar: ProgressLine?
+
     init(notifier: ServiceNotifier, logger: Logger) {
         self.notifier = notifier
         self.logger = logger
         loggedAt = startedAt
+        bar = notifier.isEnabled ? nil : ProgressLine()
     }
 
     /// One chunk was copied.
     mutating func progressed(_ progress: SyncEngine.InitialSyncProgress) {
         last = progress
+        bar?.update("initial sync " + progress.summary, fraction: progress.fraction)
         let now = Monotonic.now()
         let first = self.first ?? (now, progress.overallDone)
         self.first = first
@@ -43,6 +48,7 @@ struct InitialSyncReport {
 
     /// The sync ended.
     func finished() {
+        bar?.finish()
         let seconds = Double((Monotonic.now() - startedAt) / 1_000_000) / 1_000
         let objects = (last?.overallTotal ?? 0) / 2
         logger.notice(
@@ -57,10 +63,7 @@ struct InitialSyncReport {
         since first: (at: UInt64, done: Int),
         now: UInt64
     ) -> String {
-        let percent = progress.overallTotal > 0 ? progress.overallDone * 100 / progress.overallTotal : 0
-        var text =
-            "initial sync \(progress.direction): \(percent)% (\(progress.phase) of \(progress.entity): "
-            + "\(progress.done) of \(progress.total))"
+        var text = "initial sync " + progress.summary
         let eta = StartupResponder.eta(
             done: progress.overallDone - first.done,
             left: progress.overallTotal - progress.overallDone,

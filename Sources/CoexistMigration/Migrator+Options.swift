@@ -30,6 +30,9 @@ extension Migrator {
         public var lightweightOnly = false
         /// The caller already holds the file's serving lock (the coexistd serving it, migrating on request).
         public var servingLockHeld = false
+        /// Told what the run is doing (`backup`, each step, the final checks) and the share of steps done
+        /// (0…1): for a progress line.
+        public var progress: (@Sendable (String, Double) -> Void)?
         /// The mapping models shipped for steps, by step (`"Moody 2→Moody 3"`): see
         /// ``Migrator/mappingModels(beside:versions:)``.
         public var mappingModels: [String: String]

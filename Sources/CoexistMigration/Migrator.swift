@@ -198,10 +198,15 @@ public enum Migrator {
                 )
             }
             try Self.checkBridge(connection, path: connection.path)
+            if backup != nil { options.progress?("backing up the store", 0) }
             made = try backup?()
             let store = try LegacyStore(connection: connection)
             let frameworkVersion = store.metadata.frameworkVersion ?? StoreCreator.Options().frameworkVersion
             for (offset, plan) in plans.enumerated() {
+                options.progress?(
+                    "step \(offset + 1) of \(plans.count): \(versions[from + offset].name) → \(versions[from + offset + 1].name)",
+                    Double(offset) / Double(plans.count + 1)
+                )
                 let step = try Self.step(
                     connection,
                     source: versions[from + offset],
@@ -223,6 +228,7 @@ public enum Migrator {
             )
             for statement in finish { try connection.run(statement.sql, statement.arguments) }
             report.finish = finish.map(\.display)
+            options.progress?("checking foreign keys and integrity", Double(plans.count) / Double(plans.count + 1))
             try Self.check(connection)
             try connection.execute(options.dryRun ? "ROLLBACK" : "COMMIT")
         } catch {

@@ -114,9 +114,11 @@ enum HistoryText {
             "changes    \(transaction.changes.count)",
         ]
         for change in transaction.changes {
-            let object = change.objectID ?? "p\(change.objectPK ?? 0)"
-            var line =
-                "  \(change.side) \(change.type) \(change.entity ?? "entity#\(change.entityNumber ?? 0)")/\(object)"
+            // The notation of tail too: entity, the identity when the history names it, (Z_PK n).
+            var object = change.entity ?? "entity#\(change.entityNumber ?? 0)"
+            if let id = change.objectID { object += " " + id }
+            if let pk = change.objectPK { object += " (Z_PK \(pk))" }
+            var line = "  \(change.side) \(change.type) \(object)"
             if change.type == .update {
                 line += change.properties.map { ": " + $0.joined(separator: ", ") } ?? ": (undecodable ZCOLUMNS)"
             }

@@ -85,7 +85,10 @@ enum MigrateCommand: Subcommand {
             return try migrateThroughDaemon(socket, target: options.target, json: parsed.flag("json"))
         }
         if let hook = getenv(Migrator.failureHook) { options.failAfterStep = Int(String(cString: hook)) }
+        let line = ProgressLine(delay: 0)
+        options.progress = { text, fraction in line.update("migrate: " + text, fraction: fraction, force: true) }
         let report = try Migrator.migrate(store: target.database, versions: versions, options: options)
+        line.finish()
         for warning in report.warnings { StandardStreams.error("coexistctl: warning: \(warning)") }
         if parsed.flag("json") {
             StandardStreams.out(try JSONOutput.encode(report))

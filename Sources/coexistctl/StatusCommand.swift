@@ -107,7 +107,8 @@ enum WaitCommand: Subcommand {
             throw ArgumentParser.UsageError("TOKEN is a non-negative integer")
         }
         let timeout = try parsed.integer("timeout", in: 0...600_000, default: 10_000)
-        let client = try LineClient(path: try SocketTarget.path(parsed), timeout: 2)
+        // A coexistd that is starting may not have bound its socket yet: connecting is retried for up to 10 s.
+        let client = try LineClient(path: try SocketTarget.path(parsed), timeout: min(10, Double(timeout) / 1_000 + 2))
         // The server answers within the timeout, but a starting coexistd holds the request until it serves.
         try client.setReadTimeout(seconds: Double(timeout) / 1_000 + 2)
         try client.send(EventRequest("wait", token: token, timeout: timeout).text)

@@ -97,9 +97,7 @@ struct BridgeWriter {
         // anything else is written.
         let line = ProgressLine()
         if try engine.initialSyncIfNeeded(progress: { progress in
-            line.update(
-                "initial sync \(progress.direction) (\(progress.phase)): \(progress.entity) \(progress.done) of \(progress.total)"
-            )
+            line.update("initial sync \(progress.summary)", fraction: progress.fraction)
         }) {
             line.finish()
             StandardStreams.error("coexistctl: initial sync of \(target.database) done")

@@ -55,7 +55,7 @@ import Testing
         var messages: [String] = []
         while let message = notify.receive(timeout: 0.5) { messages.append(message) }
         let ready = messages.firstIndex { $0.contains("READY=1") } ?? messages.count
-        let progress = messages[..<ready].filter { $0.contains("STATUS=initial sync legacy-to-new:") }
+        let progress = messages[..<ready].filter { $0.contains("STATUS=initial sync legacy-to-new ") }
         #expect(!progress.isEmpty, "\(messages.prefix(5))")
         #expect(progress.allSatisfy { $0.contains("EXTEND_TIMEOUT_USEC=60000000") })
     }

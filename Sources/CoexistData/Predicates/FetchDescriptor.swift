@@ -42,7 +42,8 @@ public indirect enum Filter<Model: PersistentModel> {
 /// Predicates are translated to SQL where they can be (comparisons, `&&`, `||`, `!`, optional chaining
 /// through to-one relationships, `contains` and `starts(with:)` on strings, nil checks); whatever cannot be
 /// translated is evaluated in memory on the rows an SQL pre-filter returns, so results are always what the
-/// predicate says. Sorting by attributes is done in SQL (strings by code point), other sorts in memory.
+/// predicate says. Sorts on numbers, dates and booleans run in SQL (with the limit and offset); any other
+/// sort (strings, whose order is Foundation's, not SQLite's) runs in memory over the matching rows.
 public struct FetchDescriptor<Model: PersistentModel> {
     /// A SwiftData-style predicate.
     public var predicate: Predicate<Model>?

@@ -25,7 +25,8 @@ public struct LogField: Sendable, Hashable {
     public static let event = LogField(
         "COEXIST_EVENT",
         "what happened: conflict, parked-transaction, parked-object, retry-failed, fallback, mirror-failed, "
-            + "lagged, refused, over-budget, consumer-expired, initial-sync, reloaded, reload-failed"
+            + "lagged, refused, over-budget, consumer-expired, parked-mirrored, pruned, initial-sync, reloaded, "
+            + "reload-failed"
     )
     /// A connected peer's process id (SO_PEERCRED).
     public static let peerPID = LogField("COEXIST_PEER_PID", "a socket peer's process id")
