@@ -39,6 +39,11 @@ let package = Package(
       pkgConfig: "libxml-2.0",
       providers: [.apt(["libxml2-dev"])]
     ),
+    .systemLibrary(
+      name: "CNats",
+      pkgConfig: "libnats",
+      providers: [.apt(["libnats-dev"])]
+    ),
 
     // Libraries, lowest first.
     .target(name: "CoexistSQLite", dependencies: ["CSQLite"], swiftSettings: strict),
@@ -77,14 +82,18 @@ let package = Package(
     ),
     .target(
       name: "CoexistData",
-      dependencies: ["CoexistStore", "CoexistSQLite", "CoexistModel", "CoexistHistory", "CoexistLive"],
+      dependencies: [
+        "CoexistStore", "CoexistSQLite", "CoexistModel", "CoexistHistory", "CoexistLive",
+      ],
       swiftSettings: strict
     ),
     // The demo model's record types on the new side: for the demo, the benchmark and the tests.
     .target(name: "CoexistDemo", dependencies: ["CoexistData"], swiftSettings: strict),
     .target(
       name: "CoexistCoreData",
-      dependencies: ["CoexistLegacyStore", "CoexistHistory", "CoexistModel", "CoexistSQLite", "CoexistLive"],
+      dependencies: [
+        "CoexistLegacyStore", "CoexistHistory", "CoexistModel", "CoexistSQLite", "CoexistLive",
+      ],
       swiftSettings: strict
     ),
     .target(
@@ -112,6 +121,8 @@ let package = Package(
       swiftSettings: strict
     ),
     .target(name: "CoexistRuntime", dependencies: ["CSystemd"], swiftSettings: strict),
+    // The JetStream publisher's client (libnats): streams, publishes acknowledged with a message id.
+    .target(name: "CoexistPublish", dependencies: ["CNats"], swiftSettings: strict),
     .target(
       name: "CoexistReporting",
       dependencies: [
@@ -192,11 +203,17 @@ let package = Package(
     .testTarget(
       name: "CoexistDataTests",
       dependencies: [
-        "CoexistData", "CoexistDemo", "CoexistStore", "CoexistHistory", "CoexistLegacyStore", "CoexistModel",
+        "CoexistData", "CoexistDemo", "CoexistStore", "CoexistHistory", "CoexistLegacyStore",
+        "CoexistModel",
         "CoexistMigration",
         "CoexistSQLite",
         "TestSupport",
       ],
+      swiftSettings: strict
+    ),
+    .testTarget(
+      name: "CoexistPublishTests",
+      dependencies: ["CoexistPublish", "TestSupport"],
       swiftSettings: strict
     ),
     .testTarget(

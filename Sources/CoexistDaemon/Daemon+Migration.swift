@@ -25,6 +25,11 @@ extension Daemon {
         )
         options.lightweightOnly = true
         options.transforms = configuration.transforms
+        // A long migration keeps systemd's start timeout at bay: each phase (the backup, each step, the
+        // checks) gets 15 minutes more; a store whose one phase takes longer needs TimeoutStartSec=.
+        options.progress = { [notifier] text, _ in
+            notifier.notify("STATUS=auto-migrate: \(text)\nEXTEND_TIMEOUT_USEC=900000000")
+        }
         let report: Migrator.Report
         do {
             report = try Migrator.migrate(store: configuration.database, versions: versions, options: options)

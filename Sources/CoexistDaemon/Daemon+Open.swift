@@ -5,7 +5,7 @@ import CoexistHistory
 import CoexistLegacyStore
 import CoexistMigration
 public import CoexistModel
-import CoexistRuntime
+public import CoexistRuntime
 import CoexistSQLite
 import CoexistStore
 
@@ -55,23 +55,37 @@ extension Daemon {
             now: TransactionWriter.now()
         )
         let responder = try beforeSync()
+        var report = InitialSyncReport(notifier: notifier, logger: logger)
         do {
-            var report = InitialSyncReport(notifier: notifier, logger: logger)
             let lastToken = (try? engine.lastToken()) ?? 0
             if try engine.initialSyncIfNeeded(progress: { progress in
                 responder?.update(progress, lastToken: lastToken)
                 report.progressed(progress)
-                if let signals, signals.drain().contains(where: { $0 == .terminate || $0 == .interrupt }) {
-                    throw Stopped(progress: progress)
-                }
+                if stopRequested(signals) { throw Stopped(progress: progress) }
             }) {
                 report.finished()
             }
         } catch {
+            report.finish()
             responder?.abandon()
             throw error
         }
+        report.finish()
         self.responder = responder
+    }
+
+    /// Whether SIGTERM or SIGINT has arrived (read without waiting); a SIGHUP is remembered for once the
+    /// daemon serves.
+    func stopRequested(_ signals: SignalReceiver?) -> Bool {
+        guard let signals else { return false }
+        var stop = false
+        for signal in signals.drain() {
+            switch signal {
+            case .terminate, .interrupt: stop = true
+            case .hangup: reloadPending = true
+            }
+        }
+        return stop
     }
 
     /// The event service's view of the bridge: on a read-only connection (SQLite refuses every write on it).
@@ -119,13 +133,25 @@ extension Daemon {
     }
 
     /// Mirrors everything pending and returns (`coexistd --once`).
-    public func runOnce() throws -> SyncEngine.PassResult {
-        try open()
+    /// With `signals`, SIGTERM or SIGINT stops it after the running chunk or pass (each committed): nil then.
+    public func runOnce(signals: SignalReceiver? = nil) throws -> SyncEngine.PassResult? {
+        do {
+            try open(signals: signals) { nil }
+        } catch is Stopped {
+            return nil
+        }
         guard let engine else { throw BridgeError.unmirrorable("the bridge did not open") }
         // Checkpoints between passes, never inside a pass's commit (see BridgeWorker.checkpointIfDue).
         connection?.manageCheckpoints()
-        let result = try engine.catchUp { [connection] _ in
-            if let connection, connection.walFrames >= 4_000 { try connection.checkpoint() }
+        let result: SyncEngine.PassResult
+        do {
+            result = try engine.catchUp { [connection, self] _ in
+                if let connection, connection.walFrames >= 4_000 { try connection.checkpoint() }
+                if stopRequested(signals) { throw Stopped(progress: nil) }
+            }
+        } catch is Stopped {
+            try connection?.checkpoint()
+            return nil
         }
         try connection?.checkpoint()
         if let connection {
@@ -136,8 +162,9 @@ extension Daemon {
 }
 
 extension Daemon {
-    /// SIGTERM or SIGINT arrived during the initial sync: it stopped after a committed chunk.
+    /// SIGTERM or SIGINT arrived during the initial sync (or `--once`'s catch-up): it stopped after a
+    /// committed chunk (or pass).
     struct Stopped: Error {
-        let progress: SyncEngine.InitialSyncProgress
+        let progress: SyncEngine.InitialSyncProgress?
     }
 }

@@ -38,6 +38,10 @@ public final class Daemon {
     var worker: BridgeWorker?
     /// Answers `status` from the socket's binding until the event service takes it over.
     var responder: StartupResponder?
+    /// A SIGHUP arrived while the daemon started: it reloads once it serves.
+    var reloadPending = false
+    /// The socket systemd passed, if any (`LISTEN_FDS` is read once: reading it removes it).
+    lazy var inheritedSocket: Int32? = notifier.listenDescriptors().first
     /// A commit was seen that is not published yet (the last publish failed).
     var unpublished = true
     var statusAt = Monotonic.now()
@@ -66,6 +70,7 @@ public final class Daemon {
         }
         var watcher: CommitWatcher?
         do {
+            try checkInheritedSocket()
             try open(signals: signals) { [self] in
                 try StartupResponder(listener: try bindSocket(), limits: configuration.limits, logger: logger)
             }
@@ -156,9 +161,7 @@ public final class Daemon {
         } catch let stopped as Stopped {
             responder?.abandon()
             responder = nil
-            let percent =
-                stopped.progress.overallTotal > 0
-                ? stopped.progress.overallDone * 100 / stopped.progress.overallTotal : 0
+            let percent = stopped.progress.map { Int($0.fraction * 100) } ?? 0
             notifier.stopping(status: "stopped during the initial sync (\(percent)%)")
             logger.notice(
                 "stopped during the initial sync at \(percent)%: the next start resumes it",
@@ -179,6 +182,10 @@ public final class Daemon {
         var nextWatchdog = Monotonic.now()
         var nextCheck = Monotonic.now()
         notifier.ready(status: statusLine())
+        if reloadPending {
+            reloadPending = false
+            reload()
+        }
         let cursor = (try? engine?.cursor() ?? 0) ?? 0
         logger.notice(
             "coexistd ready on \(configuration.database), cursor \(cursor)",
@@ -319,20 +326,21 @@ public final class Daemon {
         }
     }
 
+    /// Refuses a socket passed by systemd that is not the configured one: coexistctl --config finds the
+    /// daemon by the configured socket, and a template instance whose configuration names another one
+    /// would send its status and waits to another daemon. Checked before the file is touched.
+    func checkInheritedSocket() throws {
+        guard let inherited = inheritedSocket, !UnixListener.listens(inherited, on: configuration.socket)
+        else { return }
+        throw ConfigError(
+            location: configuration.locations["socket"] ?? "defaults: socket",
+            message: "systemd passes a socket that is not \(configuration.socket): set socket to the socket "
+                + "unit's ListenStream= (/run/coexist/NAME.sock for coexistd@NAME)"
+        )
+    }
+
     func bindSocket() throws -> UnixListener {
-        if let inherited = notifier.listenDescriptors().first {
-            let listener = try UnixListener(inherited: inherited)
-            // coexistctl --config finds the daemon by the configured socket: a template instance whose
-            // configuration names another one would send its status and waits to another daemon.
-            guard listener.isBound(to: configuration.socket) else {
-                throw ConfigError(
-                    location: configuration.locations["socket"] ?? "defaults: socket",
-                    message: "systemd passes a socket that is not \(configuration.socket): set socket to the "
-                        + "socket unit's ListenStream= (/run/coexist/NAME.sock for coexistd@NAME)"
-                )
-            }
-            return listener
-        }
+        if let inherited = inheritedSocket { return try UnixListener(inherited: inherited) }
         try configuration.validateSocketDirectory()
         return try UnixListener(
             path: configuration.socket,

@@ -40,11 +40,15 @@ struct InitialSyncReport {
             let text = Self.describe(progress, since: first, now: now)
             notifier.notify("STATUS=\(text)\nEXTEND_TIMEOUT_USEC=\(Self.extension_)")
         }
-        if now >= loggedAt + 5_000_000_000 {
+        // On a terminal the bar shows the progress: a log line every 5 s would break it.
+        if bar == nil || bar?.isDrawing == false, now >= loggedAt + 5_000_000_000 {
             loggedAt = now
             logger.info(Self.describe(progress, since: first, now: now), fields: [.event: "initial-sync"])
         }
     }
+
+    /// Erases the progress bar (the sync ended, stopped or failed).
+    func finish() { bar?.finish() }
 
     /// The sync ended.
     func finished() {

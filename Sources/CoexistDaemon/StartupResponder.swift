@@ -41,8 +41,17 @@ final class StartupResponder: @unchecked Sendable {
     /// `POLLRDHUP` (Linux: the peer closed or shut down writing), which Glibc's module does not export.
     static let peerHungUp: Int16 = 0x2000
 
-    /// Connections taken while starting; more wait in the listen backlog.
+    /// Connections taken while starting, at most; more wait in the listen backlog.
     static let maxConnections = 64
+    /// Descriptors left to coexistd's start (the database, its WAL, the watcher, the event service…) before
+    /// the responder takes a connection.
+    static let reserve = 128
+
+    /// Connections this responder takes: at most 64 and `max-clients`, and none that would leave the
+    /// daemon's start fewer than ``reserve`` descriptors.
+    private let capacity: Int
+    /// Of them, those that may hold requests for the event service: the rest stay free for `status`.
+    private var holdCapacity: Int { max(0, capacity - 8) }
 
     private let listener: UnixListener
     private let limits: EventLimits
@@ -51,12 +60,15 @@ final class StartupResponder: @unchecked Sendable {
     private let progress = Mutex(Progress())
     private let thread = Mutex<WorkerThread?>(nil)
     private let handedOver = Mutex<[Held]>([])
+    /// Connections holding requests (the responder's thread alone uses it).
+    private var heldCount = 0
 
     /// Starts answering on `listener`.
     init(listener: UnixListener, limits: EventLimits, logger: Logger) throws {
         self.listener = listener
         self.limits = limits
         self.logger = logger
+        capacity = min(Self.maxConnections, limits.maxClients, max(0, (OpenFilesLimit.headroom() ?? 0) - Self.reserve))
         stopSignal = try WakeSignal()
         let worker = try WorkerThread(name: "coexist-startup") { [self] in serve() }
         thread.withLock { $0 = worker }
@@ -97,8 +109,8 @@ final class StartupResponder: @unchecked Sendable {
 
     /// The `status` reply now.
     func statusLine() -> [UInt8] {
-        let now = Monotonic.now()
-        let state = progress.withLock { $0 }
+        // The clock read under the lock: `first` is never later than `now`.
+        let (state, now) = progress.withLock { ($0, Monotonic.now()) }
         var fields: [(String, JSONField)] = [("type", "status")]
         fields.append(("phase", state.sync == nil ? "starting" : "initial-sync"))
         fields.append(("lastToken", .integer(state.lastToken)))
@@ -129,8 +141,8 @@ final class StartupResponder: @unchecked Sendable {
 
     private final class Connection {
         let descriptor: Int32
-        let acceptedAt: UInt64
-        var received = false
+        /// When it last sent anything (or was accepted).
+        var lastActivity: UInt64
         var buffer: [UInt8] = []
         /// Since when `buffer` holds the start of a line.
         var partialSince: UInt64?
@@ -140,7 +152,7 @@ final class StartupResponder: @unchecked Sendable {
         var broken = false
         init(_ descriptor: Int32, now: UInt64) {
             self.descriptor = descriptor
-            acceptedAt = now
+            lastActivity = now
         }
     }
 
@@ -149,7 +161,7 @@ final class StartupResponder: @unchecked Sendable {
         var acceptPausedUntil: UInt64 = 0
         while true {
             let now = Monotonic.now()
-            let accepting = connections.count < Self.maxConnections && now >= acceptPausedUntil
+            let accepting = connections.count < capacity && now >= acceptPausedUntil
             var descriptors = [
                 pollfd(fd: stopSignal.descriptor, events: Int16(POLLIN), revents: 0),
                 pollfd(fd: listener.descriptor, events: accepting ? Int16(POLLIN) : 0, revents: 0),
@@ -179,10 +191,13 @@ final class StartupResponder: @unchecked Sendable {
                     drop(descriptor.fd, from: &connections)
                 }
             }
+            // A connection that holds nothing is closed once silent for request-timeout (a line begun, or
+            // none since the last): the slots are few while coexistd starts.
             for (descriptor, connection) in connections where connection.held.isEmpty {
-                let since = connection.partialSince ?? (connection.received ? nil : connection.acceptedAt)
-                guard let since, now >= since + limits.requestTimeout else { continue }
-                send(connection, EventError(code: .requestTimeout, message: "no complete request in time").line)
+                guard now >= (connection.partialSince ?? connection.lastActivity) + limits.requestTimeout else {
+                    continue
+                }
+                send(connection, EventError(code: .requestTimeout, message: "no request in time").line)
                 drop(descriptor, from: &connections)
             }
         }
@@ -190,7 +205,7 @@ final class StartupResponder: @unchecked Sendable {
 
     /// Accepts what is pending (up to the limit); false when the process is out of descriptors.
     private func accept(into connections: inout [Int32: Connection], now: UInt64) -> Bool {
-        while connections.count < Self.maxConnections {
+        while connections.count < capacity {
             let accepted: Int32?
             do {
                 accepted = try listener.accept()
@@ -227,13 +242,20 @@ final class StartupResponder: @unchecked Sendable {
         let count = chunk.withUnsafeMutableBytes { recv(connection.descriptor, $0.baseAddress, $0.count, 0) }
         if count < 0 && (errno == EAGAIN || errno == EINTR) { return true }
         guard count > 0 else { return false }
-        connection.received = true
+        connection.lastActivity = now
         connection.buffer += chunk[..<count]
         while let newline = connection.buffer.firstIndex(of: 0x0A) {
             let line = Array(connection.buffer[..<newline])
             connection.buffer.removeSubrange(...newline)
             guard line.count <= limits.maxLineLength else { return tooLong(connection) }
-            if !connection.held.isEmpty || !answer(line, on: connection) { connection.held.append(line) }
+            if !connection.held.isEmpty || !answer(line, on: connection) {
+                if connection.held.isEmpty && heldCount >= holdCapacity {
+                    send(connection, EventError(code: .tooManyClients, message: "coexistd is starting: try again").line)
+                    return false
+                }
+                if connection.held.isEmpty { heldCount += 1 }
+                connection.held.append(line)
+            }
         }
         guard connection.buffer.count <= limits.maxLineLength else { return tooLong(connection) }
         connection.partialSince = connection.buffer.isEmpty ? nil : (connection.partialSince ?? now)
@@ -279,6 +301,7 @@ final class StartupResponder: @unchecked Sendable {
     }
 
     private func drop(_ descriptor: Int32, from connections: inout [Int32: Connection]) {
+        if connections[descriptor]?.held.isEmpty == false { heldCount -= 1 }
         connections[descriptor] = nil
         close(descriptor)
     }

@@ -28,7 +28,7 @@ public struct ServerMessage: Decodable, Sendable {
     public var mirror: Bool?
     /// The protocol version (`subscribed`, `pong`).
     public var protocolVersion: Int?
-    /// A `status` reply's phase: `serving`, or `initial-sync` while coexistd starts.
+    /// A `status` reply's phase: `serving`; while coexistd starts, `starting`, then `initial-sync`.
     public var phase: String?
 
     enum CodingKeys: String, CodingKey {

@@ -52,7 +52,7 @@ enum DemoCommand: Subcommand {
                 attributes: [.posixPermissions: 0o700]
             )
         } catch {
-            throw SystemError(call: "mkdir", code: EACCES, subject: directory, detail: "cannot make \(directory)")
+            throw SystemError(call: "mkdir", code: EIO, subject: directory, detail: "cannot make it: \(error)")
         }
         let modelPath = try parsed.option("model") ?? DemoModel.write(into: directory)
         let model = try XCDataModelReader.read(path: modelPath)

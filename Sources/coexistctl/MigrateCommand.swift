@@ -87,8 +87,8 @@ enum MigrateCommand: Subcommand {
         if let hook = getenv(Migrator.failureHook) { options.failAfterStep = Int(String(cString: hook)) }
         let line = ProgressLine(delay: 0)
         options.progress = { text, fraction in line.update("migrate: " + text, fraction: fraction, force: true) }
+        defer { line.finish() }
         let report = try Migrator.migrate(store: target.database, versions: versions, options: options)
-        line.finish()
         for warning in report.warnings { StandardStreams.error("coexistctl: warning: \(warning)") }
         if parsed.flag("json") {
             StandardStreams.out(try JSONOutput.encode(report))

@@ -40,7 +40,9 @@ enum StatusCommand: Subcommand {
         let reply: String
         switch try Reply.read(client) {
         case .line(let line): reply = line
-        case .closed: return .unavailable
+        case .closed:
+            StandardStreams.error("coexistctl status: coexistd closed the connection")
+            return .unavailable
         case .timedOut:
             StandardStreams.error("coexistctl status: coexistd did not answer within 10 s")
             return .unavailable
@@ -91,8 +93,9 @@ enum WaitCommand: Subcommand {
         command: "coexistctl wait",
         synopsis: ["TOKEN [--timeout MS] [--json] [--socket PATH | --config FILE | --database FILE]"],
         description: """
-            Exits 0 once the bridge's cursor has reached TOKEN, 75 (EX_TEMPFAIL) when the timeout passes first
-            (while coexistd starts, the wait begins once it serves; the timeout counts from the request).
+            Exits 0 once the bridge's cursor has reached TOKEN, 75 (EX_TEMPFAIL) when the timeout passes first.
+            A coexistd that is starting takes the request once it serves; coexistctl gives up 2 s after the
+            timeout however long that takes.
             """,
         options: [
             .value("timeout", "MS", "how long to wait, in milliseconds: 0 to 600000 (default 10000)"),

@@ -1,8 +1,10 @@
 import CoexistProtocol
 import CoexistRuntime
+import FoundationEssentials
 import Glibc
 
-/// `coexistctl tail [--since T] [--entity E]... [--follow] [--json]`: prints change events as they happen.
+/// `coexistctl tail [--since T|now] [--entity E]... [--side S] [--mirrors] [--values] [--name N] [--count N]
+/// [--follow] [--json]`: prints change events as they happen.
 enum TailCommand: Subcommand {
     static let name = "tail"
     static let summary = "print change events as they happen (optionally from a past token)"
@@ -97,8 +99,9 @@ enum TailCommand: Subcommand {
             if let client = try? LineClient(path: path, timeout: 2) {
                 if announced { StandardStreams.error("coexistctl tail: reconnected") }
                 announced = false
-                let code = try tail.read(client)
-                if code == .success || tail.fatal { return code }
+                // A connection that breaks (coexistd killed) is one more disconnection to follow through.
+                if let code = try? tail.read(client), code == .success || tail.fatal { return code }
+                if tail.fatal { return .unavailable }
             }
             if !announced { StandardStreams.error("coexistctl tail: coexistd went away; reconnecting") }
             announced = true
@@ -106,7 +109,7 @@ enum TailCommand: Subcommand {
         }
     }
 
-    /// One tail across connections: what was printed, so that a reconnection goes on after it.
+    /// One tail across connections: what was printed, so that a reconnection goes on after it, none twice.
     struct Stream {
         var request: EventRequest
         let limit: Int
@@ -115,30 +118,58 @@ enum TailCommand: Subcommand {
         var seen = 0
         /// The last event printed: its transaction's token and its place in it.
         var last: (token: Int64, index: Int)?
-        /// An error a reconnection cannot mend (a bad filter, a refused peer).
+        /// Where a new connection starts (after this token): the first subscription's position, then the
+        /// last transaction printed whole (the one printed in part is sent again, its printed events skipped).
+        var resume: Int64?
+        /// A durable consumer's transaction whose events are printed but not all known to be: acknowledged
+        /// once a later transaction's event arrives (an ack means the whole transaction is taken).
+        var pendingAck: Int64?
+        var connections = 0
+        /// An error a reconnection cannot mend (a bad filter, a refused peer, pruned history).
         var fatal = false
 
         /// Reads events from `client` until the count is reached (0) or the stream ends (69).
         mutating func read(_ client: LineClient) throws -> ExitCode {
             var subscribe = request
-            if let last {
-                // A durable consumer resumes from its acknowledged token itself; others after the last
-                // transaction begun (the events of it already printed are skipped below).
-                if subscribe.name == nil { subscribe.since = .token(last.token - 1) }
+            if connections > 0 {
+                // A durable consumer resumes after its acknowledged token by itself.
+                if request.name != nil {
+                    subscribe.since = nil
+                } else if let resume {
+                    subscribe.since = .token(resume)
+                }
             }
+            connections += 1
             try client.send(subscribe.text)
             while seen < limit, let line = try client.readLine() {
                 guard let message = ServerMessage.decode(line) else { continue }
+                if message.type == "subscribed", resume == nil {
+                    struct Subscribed: Decodable { var since: Int64? }
+                    resume = (try? JSONDecoder().decode(Subscribed.self, from: Data(line.utf8)))?.since
+                }
                 if message.type == "event", let token = message.token {
                     let index = message.index ?? 0
                     if let last, (token, index) <= (last.token, last.index) { continue }
                     seen += 1
                     last = (token, index)
+                    let whole = message.count.map { index + 1 >= $0 } ?? true
+                    resume = max(resume ?? 0, whole ? token : token - 1)
+                    if request.name != nil {
+                        if let pending = pendingAck, pending < token {
+                            try client.send(EventRequest("ack", token: pending).text)
+                        }
+                        pendingAck = whole ? nil : token
+                        if whole { try client.send(EventRequest("ack", token: token).text) }
+                    }
                 }
                 if json {
                     StandardStreams.out(line)
                 } else if let text = TailFormat.text(message, line: line, values: values) {
-                    StandardStreams.out(text)
+                    if message.type == "error" || message.type == "lagged" {
+                        StandardStreams.error(text)
+                    } else {
+                        StandardStreams.out(text)
+                    }
                 }
                 switch message.type {
                 case "shutdown":
@@ -147,13 +178,11 @@ enum TailCommand: Subcommand {
                 case "lagged":
                     return .unavailable
                 case "error":
-                    fatal = true
-                    return .unavailable
+                    // A server full of clients may take this one later; anything else stays wrong.
+                    fatal = message.code != "too_many_clients"
+                    return message.code == "forbidden" ? .permissionDenied : .unavailable
                 default:
                     break
-                }
-                if request.name != nil, message.type == "event", let token = message.token {
-                    try client.send(EventRequest("ack", token: token).text)
                 }
             }
             guard seen >= limit else {

@@ -22,14 +22,14 @@ enum TailFormat {
             let extra = try? JSONDecoder().decode(Extra.self, from: Data(line.utf8))
             let time = extra?.timestamp.flatMap(localTime) ?? "--:--:--.---"
             let side = (message.side ?? "?") + (message.mirror == true ? "*" : "")
-            let author = pad(String((message.author ?? "-").prefix(12)), 12)
+            let author = pad(String(printable(message.author ?? "-").prefix(12)), 12)
             var text =
                 "\(time)  \(pad(String(message.token ?? 0), 7, right: true))  \(pad(side, 7))  \(author)  "
                 + "\(pad(message.change ?? "?", 6))  \(object(message))"
             if let properties = message.properties, !properties.isEmpty {
                 text += "  " + properties.joined(separator: ",")
             }
-            if values, let rendered = extra?.values?.compact, rendered != "{}" {
+            if values, let rendered = extra?.values.map({ printable($0.compact) }), rendered != "{}" {
                 text += "  " + (rendered.count > valuesWidth ? rendered.prefix(valuesWidth - 1) + "…" : rendered)
             }
             return text
@@ -43,10 +43,27 @@ enum TailFormat {
 
     /// `Task 6F1C…-… (Z_PK 17)`: the entity, the identity both schemas share, and the legacy key.
     static func object(_ message: ServerMessage) -> String {
-        var text = message.entity ?? "?"
-        if let id = message.objectID { text += " " + id }
+        var text = printable(message.entity ?? "?")
+        if let id = message.objectID { text += " " + printable(id) }
         if let pk = message.pk { text += " (Z_PK \(pk))" }
         return text
+    }
+
+    /// `text` safe on a terminal: control characters (an escape sequence or a line break in an app's data)
+    /// shown as `\u{…}`.
+    static func printable(_ text: String) -> String {
+        guard text.unicodeScalars.contains(where: { $0.value < 0x20 || (0x7F...0x9F).contains($0.value) }) else {
+            return text
+        }
+        var result = ""
+        for scalar in text.unicodeScalars {
+            if scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value) {
+                result += "\\u{" + String(scalar.value, radix: 16) + "}"
+            } else {
+                result.unicodeScalars.append(scalar)
+            }
+        }
+        return result
     }
 
     /// `14:03:27.412` in the local time zone, from the protocol's ISO 8601 UTC time.

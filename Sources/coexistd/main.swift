@@ -68,7 +68,10 @@ let daemon = Daemon(
 )
 if commandLine.once {
     do {
-        let result = try daemon.runOnce()
+        guard let result = try daemon.runOnce(signals: signals) else {
+            logger.notice("stopped by a signal after a committed step: the next run goes on from there")
+            exit(ExitCode.success.rawValue)
+        }
         logger.notice(
             "caught up: \(result.mirrored) mirrored, \(result.conflicts) conflicts, \(result.parked) parked, cursor \(result.cursor)"
         )

@@ -11,12 +11,16 @@ import Glibc
 @Suite struct DaemonLoggingTests {
     /// Run by hand (no INVOCATION_ID, no JOURNAL_STREAM): every line on standard error starts with its
     /// RFC 3339 time and level, even on a host with a journal.
-    @Test func aHandRunDaemonWritesTimedLinesToStandardError() throws {
+    /// Also when it inherits a service's variables (a shell in a terminal's user service, a CI runner's
+    /// job): INVOCATION_ID, a JOURNAL_STREAM that is not its stderr, a SYSTEMD_EXEC_PID that is not its pid.
+    @Test(arguments: [false, true])
+    func aHandRunDaemonWritesTimedLinesToStandardError(inheritsAService: Bool) throws {
         let directory = try TemporaryDirectory()
         let store = try SharedStore.create(in: directory).legacy.path
         var environment = ProcessInfo.processInfo.environment
-        environment["INVOCATION_ID"] = nil
-        environment["JOURNAL_STREAM"] = nil
+        environment["INVOCATION_ID"] = inheritsAService ? "0123456789abcdef0123456789abcdef" : nil
+        environment["JOURNAL_STREAM"] = inheritsAService ? "8:12345" : nil
+        environment["SYSTEMD_EXEC_PID"] = inheritsAService ? "1" : nil
         let result = try ProductProcess.run(
             "coexistd",
             ["--database", store, "--socket", directory.file("c.sock"), "--once", "--config", "/dev/null"],
@@ -88,5 +92,34 @@ import Glibc
         let ready = entries.first { $0["MESSAGE"]?.hasPrefix("coexistd ready") == true }
         #expect(ready?["COEXIST_DATABASE"] == store)
         #expect(ready?["COEXIST_TOKEN"].flatMap { Int($0) } != nil)
+    }
+}
+
+extension DaemonLoggingTests {
+    /// A descendant of a service (it inherits INVOCATION_ID and a SYSTEMD_EXEC_PID that is not its pid)
+    /// writes to its standard error, not to the journal, even with the journal's socket there.
+    @Test(.enabled(if: getuid() == 0, "a private mount namespace needs root"))
+    func aServicesDescendantKeepsItsStandardError() throws {
+        let directory = try TemporaryDirectory()
+        let store = try SharedStore.create(in: directory).legacy.path
+        let capture = Fixtures.repository + "/Tests/EndToEndTests/Python/journal_capture.py"
+        var environment = ProcessInfo.processInfo.environment
+        environment["AS_DESCENDANT"] = "1"
+        let result = try ProductProcess.run(
+            path: "unshare",
+            [
+                "--mount", "--propagation", "private", "/bin/sh", "-c",
+                "mount -t tmpfs tmpfs /run && exec python3 \"$@\"",
+                "sh", capture, ProductProcess.productsDirectory + "/coexistd", "--database", store, "--socket",
+                directory.file("c.sock"), "--config", "/dev/null",
+            ],
+            environment: environment
+        )
+        #expect(result.status == 0, "\(result.stderr)")
+        let entries = result.stdout.split(separator: "\n").compactMap {
+            try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: String]
+        }
+        #expect(entries.count == 1, "only the summary, no journal entry: \(entries)")
+        #expect(entries.last?["STDERR"]?.contains("notice: coexistd ready") == true, "\(entries)")
     }
 }

@@ -14,16 +14,19 @@ import Testing
         #expect(commands.count >= 15, "\(commands)")
         let directory = try TemporaryDirectory()
         let folder = directory.file("tour")
-        let script = commands.map { $0.replacingOccurrences(of: "/tmp/coexist-tour", with: folder) }
-            .joined(separator: "\n")
+        // Whatever fails, a daemon the tour started in the background is stopped (its pipes would keep this
+        // test waiting), and the whole tour is bounded.
+        let script =
+            "trap 'kill $(jobs -p) 2>/dev/null || true' EXIT\n"
+            + commands.map { $0.replacingOccurrences(of: "/tmp/coexist-tour", with: folder) }.joined(separator: "\n")
         var environment = ProcessInfo.processInfo.environment
         environment["PATH"] = ProductProcess.productsDirectory + ":" + (environment["PATH"] ?? "/usr/bin:/bin")
         environment["COEXISTD_CONFIG"] = ""
         for name in ["INVOCATION_ID", "JOURNAL_STREAM", "SYSTEMD_EXEC_PID"] { environment[name] = nil }
         // -x: the failing command is the last one traced on stderr.
         let result = try ProductProcess.run(
-            path: "/bin/bash",
-            ["-euxo", "pipefail", "-c", script],
+            path: "/usr/bin/timeout",
+            ["300", "/bin/bash", "-euxo", "pipefail", "-c", script],
             directory: directory.path,
             environment: environment
         )

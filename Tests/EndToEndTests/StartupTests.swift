@@ -88,7 +88,11 @@ import Testing
         #expect(Date().timeIntervalSince(stopAsked) < 10)
         #expect(first.log.contains("stopped during the initial sync at"), "\(first.log)")
         #expect(!first.log.contains("initial sync done"), "the sync ended before the stop: \(first.log)")
-        let second = try DaemonProcess(database: shared.legacy.path, directory: directory, options: options)
+        let second = try DaemonProcess(
+            database: shared.legacy.path,
+            directory: directory,
+            options: ["--initial-sync-chunk", "500"]
+        )
         try second.waitUntilServing(timeout: 120)
         #expect(second.stop() == 0)
         #expect(second.log.contains("initial sync done"), "\(second.log)")

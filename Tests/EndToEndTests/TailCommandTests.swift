@@ -24,10 +24,16 @@ import Testing
         // Without --follow: coexistd's stop ends tail with 69, said on stderr.
         let plain = try Self.start(["tail", "--since", "0", "--socket", daemon.socket])
         let following = try Self.start(["tail", "--since", "0", "--follow", "--json", "--socket", daemon.socket])
-        usleep(500_000)
+        // Both have printed the first change (so both are connected) before coexistd stops.
+        let connected = Date().addingTimeInterval(60)
+        while Date() < connected,
+            !(plain.stdoutLines().contains { $0.contains("Z_PK") }
+                && following.stdoutLines().contains { $0.contains("\"token\":\(first)") })
+        {
+            usleep(50_000)
+        }
         #expect(daemon.stop() == 0)
-        plain.process.waitUntilExit()
-        #expect(plain.process.terminationStatus == 69)
+        #expect(plain.wait(seconds: 60) == 69)
         #expect(plain.stderr().contains("coexistd stopped"), "\(plain.stderr())")
 
         // A new coexistd on the same socket: --follow goes on with what is committed meanwhile and after.
@@ -47,7 +53,7 @@ import Testing
         }
         // SIGKILL: the test process may run with SIGTERM blocked (a signalfd test), which its children inherit.
         kill(following.process.processIdentifier, SIGKILL)
-        following.process.waitUntilExit()
+        _ = following.wait(seconds: 60)
         let own = tokens.filter { [first, meanwhile, after].contains($0) }
         #expect(own == [first, meanwhile, after], "every change once, in order: \(tokens)")
         #expect(following.stderr().contains("reconnecting"), "\(following.stderr())")
@@ -64,6 +70,15 @@ import Testing
             String(decoding: FileManager.default.contents(atPath: out) ?? Data(), as: UTF8.self)
                 .split(separator: "\n").map(String.init)
         }
+        /// Waits up to `seconds` for the process to end (then kills it); returns its status.
+        func wait(seconds: Double) -> Int32 {
+            let deadline = Date().addingTimeInterval(seconds)
+            while process.isRunning && Date() < deadline { usleep(20_000) }
+            if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+            process.waitUntilExit()
+            return process.terminationStatus
+        }
+
         func stderr() -> String {
             String(decoding: FileManager.default.contents(atPath: err) ?? Data(), as: UTF8.self)
         }

@@ -34,6 +34,9 @@ public final class ProgressLine: @unchecked Sendable {
         StandardStreams.prompt("\r\u{1B}[K" + String(line.prefix(Self.width)))
     }
 
+    /// Whether the line is drawn (standard error is a terminal and the operation runs long enough).
+    public var isDrawing: Bool { drawn }
+
     /// Erases the line.
     public func finish() {
         if drawn { StandardStreams.prompt("\r\u{1B}[K") }

@@ -20,3 +20,20 @@ public enum OpenFilesLimit {
         return UInt64(limit.rlim_cur)
     }
 }
+
+extension OpenFilesLimit {
+    /// Descriptors this process may still open: the soft limit less those open now (counted in
+    /// `/proc/self/fd`); nil when either is unknown.
+    public static func headroom() -> Int? {
+        var limit = rlimit()
+        guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0 else { return nil }
+        guard let directory = opendir("/proc/self/fd") else { return nil }
+        defer { closedir(directory) }
+        var open = 0
+        while let entry = readdir(directory) {
+            if entry.pointee.d_name.0 != UInt8(ascii: ".") { open += 1 }
+        }
+        // The directory's own descriptor is among those counted and closes right after.
+        return Int(clamping: limit.rlim_cur) - (open - 1)
+    }
+}

@@ -27,9 +27,9 @@ public final class UnixListener {
         ownedPath = nil
     }
 
-    /// Whether the socket listens on `path` (for one passed by socket activation: the unit's
-    /// `ListenStream=`).
-    public func isBound(to path: String) -> Bool {
+    /// Whether `descriptor` is a Unix stream socket listening on `path` (for one passed by socket activation:
+    /// the unit's `ListenStream=`).
+    public static func listens(_ descriptor: Int32, on path: String) -> Bool {
         sd_is_socket_unix(descriptor, Int32(SOCK_STREAM.rawValue), 1, path, 0) > 0
     }
 

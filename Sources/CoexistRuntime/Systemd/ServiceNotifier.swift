@@ -44,6 +44,7 @@ public struct ServiceNotifier: Sendable {
     }
 
     /// File descriptors passed by socket activation (`LISTEN_FDS`), starting at 3.
+    /// Reads and removes `LISTEN_FDS` from the environment (so that children do not inherit it): ask once.
     public func listenDescriptors() -> [Int32] {
         let count = sd_listen_fds(1)
         guard count > 0 else { return [] }

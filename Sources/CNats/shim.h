@@ -1,0 +1,83 @@
+#ifndef COEXIST_CNATS_SHIM_H
+#define COEXIST_CNATS_SHIM_H
+
+#include <nats/nats.h>
+#include <string.h>
+
+/// Creates the stream `name` holding `subject` (file storage, limits retention, `replicas`, duplicate
+/// window `duplicates` nanoseconds), or checks the one that exists: `*mismatch` is set when it does not
+/// hold `subject` (another stream's subjects), and nothing is changed then.
+static inline natsStatus coexist_js_ensure_stream(jsCtx *js, const char *name, const char *subject,
+                                                  int64_t replicas, int64_t duplicates, jsErrCode *errCode,
+                                                  bool *mismatch, bool *created) {
+    jsStreamInfo *info = NULL;
+    *mismatch = false;
+    *created = false;
+    natsStatus status = js_GetStreamInfo(&info, js, name, NULL, errCode);
+    if (status == NATS_OK) {
+        bool found = false;
+        for (int index = 0; info->Config != NULL && index < info->Config->SubjectsLen; index++) {
+            if (strcmp(info->Config->Subjects[index], subject) == 0) found = true;
+        }
+        *mismatch = !found;
+        jsStreamInfo_Destroy(info);
+        return NATS_OK;
+    }
+    if (status != NATS_NOT_FOUND && *errCode != JSStreamNotFoundErr) return status;
+    jsStreamConfig config;
+    jsStreamConfig_Init(&config);
+    const char *subjects[1] = {subject};
+    config.Name = name;
+    config.Subjects = subjects;
+    config.SubjectsLen = 1;
+    config.Storage = js_FileStorage;
+    config.Replicas = replicas;
+    config.Duplicates = duplicates;
+    *errCode = 0;
+    status = js_AddStream(&info, js, &config, NULL, errCode);
+    if (status == NATS_OK) {
+        *created = true;
+        jsStreamInfo_Destroy(info);
+    }
+    return status;
+}
+
+/// The stream's message count and last sequence.
+static inline natsStatus coexist_js_stream_state(jsCtx *js, const char *name, uint64_t *messages,
+                                                 uint64_t *lastSequence, jsErrCode *errCode) {
+    jsStreamInfo *info = NULL;
+    natsStatus status = js_GetStreamInfo(&info, js, name, NULL, errCode);
+    if (status != NATS_OK) return status;
+    *messages = info->State.Msgs;
+    *lastSequence = info->State.LastSeq;
+    jsStreamInfo_Destroy(info);
+    return NATS_OK;
+}
+
+/// Publishes `msg` with `msgID` for the server's duplicate window; on success the ack's sequence and
+/// whether the server took it as a duplicate.
+static inline natsStatus coexist_js_publish(jsCtx *js, natsMsg *msg, const char *msgID, int64_t maxWait,
+                                            uint64_t *sequence, bool *duplicate, jsErrCode *errCode) {
+    jsPubOptions options;
+    jsPubOptions_Init(&options);
+    options.MsgId = msgID;
+    options.MaxWait = maxWait;
+    jsPubAck *ack = NULL;
+    natsStatus status = js_PublishMsg(&ack, js, msg, &options, errCode);
+    if (status == NATS_OK && ack != NULL) {
+        *sequence = ack->Sequence;
+        *duplicate = ack->Duplicate;
+        jsPubAck_Destroy(ack);
+    }
+    return status;
+}
+
+/// The JetStream context of `nc`, waiting `wait` milliseconds for API replies.
+static inline natsStatus coexist_js_context(jsCtx **js, natsConnection *nc, int64_t wait) {
+    jsOptions options;
+    jsOptions_Init(&options);
+    options.Wait = wait;
+    return natsConnection_JetStream(js, nc, &options);
+}
+
+#endif

@@ -1,0 +1,213 @@
+internal import CNats
+
+#if canImport(Glibc)
+internal import Glibc
+#endif
+
+/// A failure of the NATS client or of the JetStream server: the client's status text and, for a request
+/// the server refused, JetStream's error code (`10059`: stream not found, …).
+public struct PublishError: Error, Sendable, CustomStringConvertible {
+    /// What failed (`connect`, `publish`, …).
+    public let operation: String
+    /// The client library's status text.
+    public let status: String
+    /// The server's JetStream error code, 0 when there is none.
+    public let code: Int
+    /// Whether the server never answered (down, unreachable, timed out): worth retrying.
+    public let unavailable: Bool
+
+    public var description: String {
+        "NATS \(operation): \(status)" + (code != 0 ? " (JetStream error \(code))" : "")
+    }
+
+    init(_ operation: String, _ status: natsStatus, _ code: jsErrCode = jsErrCode(0)) {
+        self.operation = operation
+        self.status = String(cString: natsStatus_GetText(status))
+        self.code = Int(code.rawValue)
+        unavailable = [NATS_NO_SERVER, NATS_TIMEOUT, NATS_CONNECTION_CLOSED, NATS_NO_RESPONDERS].contains(status)
+    }
+
+    init(_ operation: String, message: String) {
+        self.operation = operation
+        status = message
+        code = 0
+        unavailable = false
+    }
+}
+
+/// One connection to a NATS server (or cluster) with JetStream, through Debian's `libnats` (the official C
+/// client): streams created or checked, messages published with a message id and acknowledged, and
+/// read back by sequence. Not thread-safe: one owner uses it.
+public final class JetStream {
+    /// The server's acknowledgement of a publish.
+    public struct Ack: Sendable, Equatable {
+        /// The message's sequence in the stream.
+        public let sequence: UInt64
+        /// The server had the message id in its duplicate window: this copy was dropped.
+        public let duplicate: Bool
+
+        /// An acknowledgement.
+        public init(sequence: UInt64, duplicate: Bool) {
+            self.sequence = sequence
+            self.duplicate = duplicate
+        }
+    }
+
+    /// A message read back from a stream.
+    public struct Message: Sendable {
+        /// Its subject.
+        public let subject: String
+        /// Its payload.
+        public let data: [UInt8]
+        /// Its headers, for the names asked for.
+        public let headers: [String: String]
+    }
+
+    private let connection: OpaquePointer
+    private let context: OpaquePointer
+    /// How long a request (a publish's ack, a stream query) may take, in milliseconds.
+    public let timeout: Int64
+
+    /// Connects to the first of `servers` that answers (`nats://127.0.0.1:4222`; the others are tried on
+    /// reconnection), as `name`. `timeout` (milliseconds) bounds the connection and every request.
+    public init(servers: [String], name: String, timeout: Int64 = 5_000) throws(PublishError) {
+        guard !servers.isEmpty else { throw PublishError("connect", message: "no server given") }
+        var options: OpaquePointer?
+        var status = natsOptions_Create(&options)
+        guard status == NATS_OK, let options else { throw PublishError("options", status) }
+        defer { natsOptions_Destroy(options) }
+        status = Self.withCStrings(servers) { pointers in
+            natsOptions_SetServers(options, pointers, Int32(servers.count))
+        }
+        guard status == NATS_OK else { throw PublishError("servers", status) }
+        _ = natsOptions_SetName(options, name)
+        _ = natsOptions_SetTimeout(options, timeout)
+        // Reconnection is the client's: forever, every 250 ms; publishes fail meanwhile and are retried.
+        _ = natsOptions_SetMaxReconnect(options, -1)
+        _ = natsOptions_SetReconnectWait(options, 250)
+        var connection: OpaquePointer?
+        status = natsConnection_Connect(&connection, options)
+        guard status == NATS_OK, let connection else { throw PublishError("connect", status) }
+        var context: OpaquePointer?
+        status = coexist_js_context(&context, connection, timeout)
+        guard status == NATS_OK, let context else {
+            natsConnection_Destroy(connection)
+            throw PublishError("JetStream", status)
+        }
+        self.connection = connection
+        self.context = context
+        self.timeout = timeout
+    }
+
+    deinit {
+        jsCtx_Destroy(context)
+        natsConnection_Close(connection)
+        natsConnection_Destroy(connection)
+    }
+
+    /// Creates the stream `name` taking `subject`, or checks that the existing one takes it. A stream of
+    /// that name holding other subjects is an error (it is never changed). Returns whether it was created.
+    @discardableResult
+    public func ensureStream(
+        _ name: String,
+        subject: String,
+        replicas: Int = 1,
+        duplicateWindowSeconds: Int = 120
+    ) throws(PublishError) -> Bool {
+        var code = jsErrCode(0)
+        var mismatch = false
+        var created = false
+        let status = coexist_js_ensure_stream(
+            context,
+            name,
+            subject,
+            Int64(replicas),
+            Int64(duplicateWindowSeconds) * 1_000_000_000,
+            &code,
+            &mismatch,
+            &created
+        )
+        guard status == NATS_OK else { throw PublishError("stream \(name)", status, code) }
+        guard !mismatch else {
+            throw PublishError("stream \(name)", message: "the stream exists and does not take subject \(subject)")
+        }
+        return created
+    }
+
+    /// Publishes `data` on `subject` with `headers`; `messageID` lets the server drop a copy it has had
+    /// within its duplicate window. Returns once the server has stored it (its ack).
+    public func publish(
+        subject: String,
+        data: [UInt8],
+        messageID: String,
+        headers: [(String, String)] = []
+    ) throws(PublishError) -> Ack {
+        var message: OpaquePointer?
+        var status = data.withUnsafeBufferPointer { bytes in
+            natsMsg_Create(&message, subject, nil, bytes.baseAddress.map { UnsafeRawPointer($0) }, Int32(bytes.count))
+        }
+        guard status == NATS_OK, let message else { throw PublishError("message", status) }
+        defer { natsMsg_Destroy(message) }
+        for (name, value) in headers {
+            status = natsMsgHeader_Set(message, name, value)
+            guard status == NATS_OK else { throw PublishError("header \(name)", status) }
+        }
+        var sequence: UInt64 = 0
+        var duplicate = false
+        var code = jsErrCode(0)
+        status = coexist_js_publish(context, message, messageID, timeout, &sequence, &duplicate, &code)
+        guard status == NATS_OK else { throw PublishError("publish", status, code) }
+        return Ack(sequence: sequence, duplicate: duplicate)
+    }
+
+    /// The stream's number of messages and last sequence.
+    public func state(of stream: String) throws(PublishError) -> (messages: UInt64, lastSequence: UInt64) {
+        var messages: UInt64 = 0
+        var last: UInt64 = 0
+        var code = jsErrCode(0)
+        let status = coexist_js_stream_state(context, stream, &messages, &last, &code)
+        guard status == NATS_OK else { throw PublishError("stream \(stream)", status, code) }
+        return (messages, last)
+    }
+
+    /// The message at `sequence` of `stream`, with the headers named in `headers`.
+    public func message(
+        _ stream: String,
+        sequence: UInt64,
+        headers names: [String] = []
+    ) throws(PublishError) -> Message {
+        var message: OpaquePointer?
+        var code = jsErrCode(0)
+        let status = js_GetMsg(&message, context, stream, sequence, nil, &code)
+        guard status == NATS_OK, let message else { throw PublishError("get \(stream) #\(sequence)", status, code) }
+        defer { natsMsg_Destroy(message) }
+        let count = Int(natsMsg_GetDataLength(message))
+        var data: [UInt8] = []
+        if count > 0, let bytes = natsMsg_GetData(message) {
+            data = bytes.withMemoryRebound(to: UInt8.self, capacity: count) {
+                Array(UnsafeBufferPointer(start: $0, count: count))
+            }
+        }
+        var headers: [String: String] = [:]
+        for name in names {
+            var value: UnsafePointer<CChar>?
+            if natsMsgHeader_Get(message, name, &value) == NATS_OK, let value { headers[name] = String(cString: value) }
+        }
+        return Message(subject: String(cString: natsMsg_GetSubject(message)), data: data, headers: headers)
+    }
+
+    /// Calls `body` with C strings of `strings`, valid for the call.
+    private static func withCStrings<R>(
+        _ strings: [String],
+        _ body: (UnsafeMutablePointer<UnsafePointer<CChar>?>) -> R
+    ) -> R {
+        let copies = strings.map { strdup($0) }
+        defer { copies.forEach { free($0) } }
+        // A C array of the copies (and a terminator, so it is never empty), freed after the call.
+        let pointers = UnsafeMutablePointer<UnsafePointer<CChar>?>.allocate(capacity: copies.count + 1)
+        defer { pointers.deallocate() }
+        for (index, copy) in copies.enumerated() { pointers[index] = UnsafePointer(copy) }
+        pointers[copies.count] = nil
+        return body(pointers)
+    }
+}
