@@ -8,13 +8,7 @@ extension EventServer {
         clients[descriptor] = client
         client.input = partial
         client.inputSince = partial.isEmpty ? nil : now
-        for (index, line) in lines.enumerated() where !client.closing {
-            guard client.awaitingAck == nil else {
-                client.heldLines = Array(lines[index...])
-                break
-            }
-            respond(client, line, now: now)
-        }
+        answer(lines, from: client, now: now)
         if client.closing && !client.wantsToWrite { client.closed = true }
         if client.closed { remove(client) }
     }

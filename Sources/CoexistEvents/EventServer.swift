@@ -146,18 +146,22 @@ public final class EventServer {
         if descriptor.revents & Int16(POLLOUT) != 0 { client.flush() }
         if descriptor.revents & Int16(POLLIN | POLLHUP | POLLERR) != 0 && client.awaitingAck == nil {
             // Nothing more is answered once the connection is closing (after errors, over a budget).
-            let lines = client.readLines(limit: limits.maxLineLength, now: now)
-            for (index, line) in lines.enumerated() where !client.closing {
-                guard client.awaitingAck == nil else {
-                    client.heldLines = Array(lines[index...])
-                    break
-                }
-                respond(client, line, now: now)
-            }
+            answer(client.readLines(limit: limits.maxLineLength, now: now), from: client, now: now)
         }
         if client.closing && !client.wantsToWrite { client.closed = true }
         if client.closed { remove(client) }
         return true
+    }
+
+    /// Answers `lines` in order; those after one whose ack is on its way to the bridge are held for later.
+    func answer(_ lines: [[UInt8]], from client: EventClient, now: UInt64) {
+        for (index, line) in lines.enumerated() where !client.closing {
+            guard client.awaitingAck == nil else {
+                client.heldLines = Array(lines[index...])
+                break
+            }
+            respond(client, line, now: now)
+        }
     }
 
     private func accept(now: UInt64) {

@@ -7,10 +7,10 @@ import Testing
 /// coexistd binds its socket before a long initial sync and answers `status` with the sync's progress
 /// meanwhile; other requests made meanwhile are held and answered once it serves.
 @Suite struct StartupTests {
-    @Test func statusAnswersDuringTheInitialSync() throws {
-        let directory = try TemporaryDirectory()
+    /// A store with 5,000 tasks on the legacy side only: coexistd's first start copies them (one object per
+    /// write with --initial-sync-chunk 1: slow on purpose).
+    static func legacyOnlyStore(in directory: TemporaryDirectory) throws -> SharedStore {
         let shared = try SharedStore.create(in: directory)
-        // Legacy rows only: the first start copies them, one object per write (slow on purpose).
         try shared.legacy.save(SaveMetadata(author: "old-app")) { save in
             for index in 0..<5_000 {
                 var values = DemoStore.mandatoryValues(for: "Task", in: shared.legacy)
@@ -19,6 +19,12 @@ import Testing
                 _ = try save.insert("Task", values)
             }
         }
+        return shared
+    }
+
+    @Test func statusAnswersDuringTheInitialSync() throws {
+        let directory = try TemporaryDirectory()
+        let shared = try Self.legacyOnlyStore(in: directory)
         let notify = try NotifyListener(path: directory.file("notify"))
         let daemon = try DaemonProcess(
             database: shared.legacy.path,
@@ -64,15 +70,7 @@ import Testing
     /// sync: systemd's stop timeout would kill it); the next start resumes it and the store ends equal.
     @Test func aStopDuringTheInitialSyncIsPromptAndResumes() throws {
         let directory = try TemporaryDirectory()
-        let shared = try SharedStore.create(in: directory)
-        try shared.legacy.save(SaveMetadata(author: "old-app")) { save in
-            for index in 0..<5_000 {
-                var values = DemoStore.mandatoryValues(for: "Task", in: shared.legacy)
-                values["id"] = .uuid(withUnsafeBytes(of: UUID().uuid) { Array($0) })
-                values["title"] = .string("task \(index)")
-                _ = try save.insert("Task", values)
-            }
-        }
+        let shared = try Self.legacyOnlyStore(in: directory)
         let options = ["--initial-sync-chunk", "1"]
         let first = try DaemonProcess(database: shared.legacy.path, directory: directory, options: options)
         var starting = false
