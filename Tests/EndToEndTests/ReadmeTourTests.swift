@@ -26,7 +26,8 @@ import Testing
         // -x: the failing command is the last one traced on stderr.
         let result = try ProductProcess.run(
             path: "/usr/bin/timeout",
-            ["300", "/bin/bash", "-euxo", "pipefail", "-c", script],
+            // SIGKILL: this process may run with SIGTERM blocked (a signalfd test), and bash would inherit it.
+            ["-s", "KILL", "300", "/bin/bash", "-euxo", "pipefail", "-c", script],
             directory: directory.path,
             environment: environment
         )

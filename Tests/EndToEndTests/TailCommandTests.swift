@@ -60,6 +60,44 @@ import Testing
         #expect(daemon.stop() == 0)
     }
 
+    /// A durable consumer that stops in the middle of a transaction has not acknowledged it: the next run
+    /// gets the whole transaction again, never only what follows (acknowledging each event lost the rest).
+    @Test func aDurableTailAcknowledgesWholeTransactionsOnly() throws {
+        let directory = try TemporaryDirectory()
+        let shared = try SharedStore.create(in: directory)
+        let daemon = try DaemonProcess(database: shared.legacy.path, directory: directory)
+        try daemon.waitUntilServing()
+        // One transaction of three changes.
+        let token =
+            try shared.legacy.save(SaveMetadata(author: "old-app")) { save in
+                for index in 0..<3 {
+                    var values = DemoStore.mandatoryValues(for: "Task", in: shared.legacy)
+                    values["id"] = .uuid((0..<16).map { _ in UInt8.random(in: 0...255) })
+                    values["title"] = .string("task \(index)")
+                    _ = try save.insert("Task", values)
+                }
+            }.token ?? 0
+        // A new consumer starts where --since says; a known one after what it acknowledged.
+        func tail(_ count: Int, since: Int64? = nil) throws -> [Int64] {
+            let result = try ProductProcess.run(
+                path: "/usr/bin/timeout",
+                [
+                    "-s", "KILL", "20", ProductProcess.productsDirectory + "/coexistctl", "tail", "--name", "indexer",
+                    "--count",
+                    String(count), "--json", "--socket", daemon.socket,
+                ] + (since.map { ["--since", String($0)] } ?? [])
+            )
+            #expect(result.status == 0, "\(result.status): \(result.stderr)")
+            return result.stdout.split(separator: "\n").compactMap { line in
+                guard let message = ServerMessageLine(String(line)), message.type == "event" else { return nil }
+                return message.token
+            }
+        }
+        #expect(try tail(2, since: token - 1) == [token, token], "two of the transaction's three changes")
+        #expect(try tail(3) == [token, token, token], "the whole transaction again, not one change")
+        #expect(daemon.stop() == 0)
+    }
+
     /// A coexistctl running in the background, its output in files.
     struct Running {
         let directory: TemporaryDirectory
