@@ -19,27 +19,30 @@ extension ModelContext {
     public func fetch<Model: PersistentModel>(_ descriptor: FetchDescriptor<Model>) throws -> [Model] {
         let plan = try plan(descriptor, everyColumn: true)
         // Each row's values come with it: records are made after the query, without a query each.
-        var refs: [ObjectRef] = []
+        // By row: the record the context held, or nil for the next of the records made after the query.
+        var found: [Registration?] = []
         var unheld: [(ref: ObjectRef, row: StoredRow)] = []
         var layouts = RecordLayouts(schema: Model.erasedSchema, only: try fetchedNames(descriptor, plan))
         try store.connection.forEachRow(plan.sql, plan.arguments) { row in
             let ref = ObjectRef(entity: row[1].textValue ?? Model.schema.entity, id: row[0].textValue ?? "")
-            refs.append(ref)
             if let held = byRef[ref].flatMap({ registrations[$0] }) {
                 // Filled from this row only when the held record is of the fetch's type (the slots are its).
                 if !held.unfetched.isEmpty, layouts.only == nil, held.schema.type == layouts.schema.type {
                     try fill(held, from: layouts.read(row, ref, store))
                 }
+                found.append(held)
             } else {
+                found.append(nil)
                 unheld.append((ref, try layouts.read(row, ref, store)))
             }
         }
-        try materialize(unheld)
+        var made = try materialize(unheld).makeIterator()
         var result: [Model] = []
-        result.reserveCapacity(refs.count)
-        for ref in refs {
-            guard let record = byRef[ref].flatMap({ registrations[$0] })?.object as? Model else { continue }
-            if registrations[ObjectIdentifier(record)]?.deleted == true { continue }
+        result.reserveCapacity(found.count)
+        for registration in found {
+            guard let registration = registration ?? made.next(), !registration.deleted,
+                let record = registration.object as? Model
+            else { continue }
             if !plan.exact, let filter = descriptor.combined, try !filter.evaluate(record) { continue }
             result.append(record)
         }

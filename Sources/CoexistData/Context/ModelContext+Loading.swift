@@ -28,17 +28,30 @@ extension ModelContext {
     }
 
     /// Makes a record for each of `rows` (references not registered yet, with what a query read of each),
-    /// then loads everything they reach. On error, no record made here stays registered.
-    func materialize(_ rows: [(ref: ObjectRef, row: StoredRow)]) throws {
+    /// then loads everything they reach: the registration of each row, in their order (a reference given
+    /// twice is made once). On error, no record made here stays registered.
+    @discardableResult
+    func materialize(_ rows: [(ref: ObjectRef, row: StoredRow)]) throws -> [Registration] {
         var made: [Unloaded] = []
         made.reserveCapacity(rows.count)
+        var result: [Registration] = []
+        result.reserveCapacity(rows.count)
         do {
-            for (ref, row) in rows where byRef[ref] == nil { made.append(try make(ref, row)) }
+            for (ref, row) in rows {
+                if let held = byRef[ref].flatMap({ registrations[$0] }) {
+                    result.append(held)
+                } else {
+                    let unloaded = try make(ref, row)
+                    made.append(unloaded)
+                    result.append(unloaded.registration)
+                }
+            }
         } catch {
             for unloaded in made { unregister(unloaded.registration) }
             throw error
         }
         try load(made, made: made.map(\.registration))
+        return result
     }
 
     /// Reads the relationships of registered records again (after a save or a merge), loading the targets
