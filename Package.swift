@@ -136,7 +136,7 @@ let package = Package(
       dependencies: [
         "CoexistConfiguration", "CoexistEvents", "CoexistBridge", "CoexistRuntime", "CoexistStore",
         "CoexistLegacyStore", "CoexistHistory", "CoexistModel", "CoexistMigration",
-        "CoexistSQLite", "CoexistReporting",
+        "CoexistSQLite", "CoexistReporting", "CoexistPublish",
       ],
       swiftSettings: strict
     ),
@@ -301,7 +301,7 @@ let package = Package(
       dependencies: [
         "TestSupport", "CoexistSQLite", "CoexistHistory", "CoexistLegacyStore", "CoexistStore",
         "CoexistConfiguration", "CoexistCoreData",
-        "CoexistDaemon",
+        "CoexistDaemon", "CoexistPublish",
         "coexistctl", "coexistd",
         "coexist-test-helper", "coexist-bench", "coexist-fuzz", "coexist-data-peer",
       ],

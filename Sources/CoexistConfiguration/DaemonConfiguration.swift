@@ -55,6 +55,8 @@ public struct DaemonConfiguration: Sendable {
     public var overrideLocations: [String: [String: String]] = [:]
     /// Declared transforms of migration steps (`[migration FROM -> TO]` sections), in file order.
     public var transforms: [StepTransform] = []
+    /// Publishing to NATS JetStream (the `[publish]` section).
+    public var publish = PublishConfiguration()
 
     /// Keys a SIGHUP can change without a restart.
     public static let reloadableKeys = Set(table.filter(\.reloadable).map(\.name))
@@ -118,6 +120,10 @@ public struct DaemonConfiguration: Sendable {
             try applyTransform(section, entry)
             return
         }
+        if entry.section == "publish" {
+            try publish.apply(entry)
+            return
+        }
         if let section = entry.section {
             try applyEntityOverride(section, entry)
             return
@@ -138,7 +144,7 @@ public struct DaemonConfiguration: Sendable {
         guard words.count == 2, words[0] == "entity" else {
             throw ConfigError(
                 entry,
-                "unknown section [\(section)] (sections are [entity NAME] and [migration FROM -> TO])"
+                "unknown section [\(section)] (sections are [entity NAME], [migration FROM -> TO] and [publish])"
             )
         }
         let entity = String(words[1])
@@ -244,6 +250,7 @@ public struct DaemonConfiguration: Sendable {
                 kind: .missingInput
             )
         }
+        try publish.validate()
         // The socket path is never the database or one of its companion files: binding there would
         // refuse (only a stale socket is replaced), but say so here, with the line.
         var socketInfo = stat()
@@ -337,6 +344,7 @@ public struct DaemonConfiguration: Sendable {
     public func changes(from other: DaemonConfiguration) -> (reloadable: [String], restart: [String]) {
         var changed = Self.table.filter { $0.differs(self, other) }.map(\.name)
         if overrides != other.overrides { changed.append("[entity …]") }
+        if publish != other.publish { changed.append("[publish]") }
         return (
             changed.filter { Self.reloadableKeys.contains($0) }, changed.filter { !Self.reloadableKeys.contains($0) }
         )

@@ -92,13 +92,21 @@ public enum DaemonManual {
         let header = blocks.isEmpty ? [] : blocks.removeFirst()
         var keys: [(String, String)] = []
         var sections: [String] = []
+        // Keys after a `[section]` line are that section's: shown as `[section] key = value`.
+        var section = ""
         for block in blocks {
             let comment = block.filter { $0.hasPrefix("#") }.map { String($0.dropFirst().drop { $0 == " " }) }
-            let settings = block.filter { !$0.hasPrefix("#") }
+            var settings = block.filter { !$0.hasPrefix("#") }
+            if let header = settings.first, header.hasPrefix("[") {
+                section = header + " "
+                settings.removeFirst()
+                keys.append((header, comment.joined(separator: " ")))
+                continue
+            }
             if settings.isEmpty {
                 sections.append(comment.map { "    " + $0 }.joined(separator: "\n"))
             } else {
-                keys.append((settings.joined(separator: ", "), comment.joined(separator: " ")))
+                keys.append((settings.map { section + $0 }.joined(separator: ", "), comment.joined(separator: " ")))
             }
         }
         let description = header.map { String($0.dropFirst().drop { $0 == " " }) }.joined(separator: "\n")

@@ -112,6 +112,48 @@ public enum DocumentedConfiguration {
         # from pruning (logged) nor counts against max-consumers; 0: never. (reload)
         consumer-expiry = 7d
 
+        # Publishing every change to a NATS JetStream stream, for consumers on other machines: off while
+        # nats-url is empty. Each change (or transaction) is one message, the socket protocol's event JSON,
+        # with the headers Nats-Msg-Id (the store's UUID, the token and the change's index: the server drops a
+        # copy published again within duplicate-window), Coexist-Token, Coexist-Store, Coexist-Entity,
+        # Coexist-Change, Coexist-Side and Coexist-Author. Changes go out in token order. The position is kept
+        # in the file as the durable consumer "coexist:publish:STREAM" and moves only once the server has
+        # acknowledged, so history pruning waits for it and nothing is lost while the servers are away (the
+        # publish lag shows in coexistctl status); what was acknowledged after it is found in the stream's last
+        # message, so a restart publishes nothing twice. A change to this section takes effect at the next start.
+        [publish]
+
+        # The NATS servers, comma-separated (nats://host:4222 or tls://host:4222; the others are tried when one
+        # fails). At start, servers that cannot be reached, refused credentials or a stream that does not take
+        # the subjects stop coexistd (exit 78); once running, an outage is retried and logged.
+        nats-url =
+
+        # The stream: created when absent, with the subjects of the template (each token holding a placeholder
+        # becomes *), these replicas and this duplicate window; an existing stream is never changed.
+        stream = coexist
+        replicas = 1
+        duplicate-window = 2m
+
+        # The subject template: {store}, {entity}, {change} (insert, update, delete) and {side} (legacy, new)
+        # stand for the change's (with framing = transaction, for a value every change shares, else _).
+        subject = coexist.{store}.{entity}.{change}
+
+        # event: one message per change; transaction: one per transaction ("framing":"transaction").
+        framing = event
+
+        # Messages carry the objects' values; the bridge's mirror transactions are published too.
+        values = false
+        mirrors = false
+
+        # A NATS credentials file; TLS: CA certificates to trust, the client's certificate chain and key (PEM).
+        credentials =
+        tls-ca =
+        tls-certificate =
+        tls-key =
+
+        # How long connecting or a publish's acknowledgement may take before it is tried again.
+        timeout = 5s
+
         # Names of the new schema can be overridden per entity:
         #
         # Names are plain identifiers (ASCII letters, digits and _), checked against the model at start and by

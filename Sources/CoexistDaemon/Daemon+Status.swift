@@ -1,5 +1,6 @@
 import CoexistBridge
 import CoexistConfiguration
+import CoexistProtocol
 import CoexistRuntime
 
 /// The daemon's `STATUS=` line, its rate, and SIGHUP.
@@ -13,6 +14,11 @@ extension Daemon {
             + "\(((try? engine?.parkedCount()) ?? nil) ?? shared.parked) parked"
             + (((try? engine?.oldestParked()) ?? nil).map { " (oldest: \($0.prefix(120)))" } ?? "")
             + (shared.lastError.map { ", retrying: \($0)" } ?? "")
+            + (publisher.map { publisher in
+                let state = publisher.shared.withLock { $0 }
+                return ", publish lag \(max(0, state.last - state.position))"
+                    + (state.lastError.map { " (retrying: \($0.prefix(120)))" } ?? "")
+            } ?? "")
     }
 
     func updateStatus(_ now: UInt64) {
@@ -21,7 +27,8 @@ extension Daemon {
             defer { shared.changed = false }
             return shared.changed
         }
-        guard notifier.isEnabled, changed == true || rate > 0 else { return }
+        let publishing = publisher.map { $0.lag > 0 || $0.shared.withLock { $0.lastError != nil } } ?? false
+        guard notifier.isEnabled, changed == true || rate > 0 || publishing else { return }
         notifier.status(statusLine())
     }
 
@@ -63,5 +70,20 @@ extension Daemon {
             )
         }
         notifier.ready(status: statusLine())
+    }
+}
+
+extension Daemon {
+    /// The publisher's fields of a `status` reply (none when publishing is off): the last token the servers
+    /// acknowledged, the lag behind the file's last token, messages acknowledged, and the last failure.
+    func publishStatusFields() -> [(String, JSONField)] {
+        guard let publisher else { return [] }
+        let state = publisher.shared.withLock { $0 }
+        return [
+            ("publishPosition", .integer(state.position)),
+            ("publishLag", .integer(max(0, state.last - state.position))),
+            ("published", .integer(Int64(state.published))),
+            ("publishError", state.lastError.map { .string($0) } ?? .null),
+        ]
     }
 }

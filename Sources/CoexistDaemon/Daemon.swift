@@ -5,6 +5,7 @@ import CoexistHistory
 import CoexistLegacyStore
 import CoexistMigration
 import CoexistModel
+import CoexistPublish
 import CoexistReporting
 public import CoexistRuntime
 import CoexistSQLite
@@ -36,6 +37,8 @@ public final class Daemon {
     var connection: Connection?
     var server: EventServer?
     var worker: BridgeWorker?
+    /// Publishes every change to NATS JetStream (`[publish]`), when configured.
+    var publisher: PublishService?
     /// Answers `status` from the socket's binding until the event service takes it over.
     var responder: StartupResponder?
     /// A SIGHUP arrived while the daemon started: it reloads once it serves.
@@ -69,14 +72,27 @@ public final class Daemon {
             )
         }
         var watcher: CommitWatcher?
+        var stream: JetStream?
         do {
             try checkInheritedSocket()
+            // Servers that cannot be reached or a stream that does not fit stop coexistd before it starts.
+            if configuration.publish.isEnabled { stream = try PublishService.connect(configuration.publish) }
             try open(signals: signals) { [self] in
                 try StartupResponder(listener: try bindSocket(), limits: configuration.limits, logger: logger)
             }
             // The bridge thread first: the socket is served (and clients subscribe) once it is running.
             let worker = try startWorker()
             self.worker = worker
+            if let stream {
+                let publisher = try PublishService(
+                    configuration: configuration,
+                    stream: stream,
+                    consumers: worker.consumers,
+                    logger: logger
+                )
+                try publisher.start()
+                self.publisher = publisher
+            }
             // From here on the bridge thread is the only writer: the event service reads through its own
             // read-only connection, and its consumers' positions go to the bridge thread.
             let engine = try Self.openEventEngine(configuration)
@@ -87,6 +103,7 @@ public final class Daemon {
                 watcher = try CommitWatcher(database: configuration.database, connection: engine.connection)
             } catch {
                 logger.error("\(error)")
+                publisher?.stop()
                 worker.stop()
                 responder?.abandon()
                 return .unavailable
@@ -116,7 +133,7 @@ public final class Daemon {
                     ("oldestParked", ((try? engine.oldestParked()) ?? nil).map { .string($0) } ?? .null),
                     ("rate", .number(rate)),
                     ("error", shared.lastError.map { .string($0) } ?? .null),
-                ]
+                ] + publishStatusFields()
             }
             server.migrate = { [unowned self] target in
                 guard let worker = self.worker else {
@@ -131,6 +148,7 @@ public final class Daemon {
                         let engine = try Self.openEventEngine(self.configuration)
                         try self.server?.adopt(engine: engine)
                         self.engine = engine
+                        self.publisher?.reopen()
                     } catch {
                         self.publishFailure = error
                     }
@@ -176,7 +194,10 @@ public final class Daemon {
             return report.exitCode
         }
         guard let worker else { return .software }
-        defer { worker.stop() }
+        defer {
+            publisher?.stop()
+            worker.stop()
+        }
         guard let watcher else { return .software }
         let watchdog = notifier.watchdogMicroseconds().map { $0 * 1_000 / 2 }
         var nextWatchdog = Monotonic.now()
@@ -254,6 +275,7 @@ public final class Daemon {
                 if watcher.commitLanded(waitForCommit: fileEvent && !worker.inPass.load(ordering: .acquiring)) {
                     unpublished = true
                     worker.commitLanded()
+                    publisher?.commitLanded()
                 }
                 let published = publishIfUnpublished()
                 if let failure = publishFailure {

@@ -30,7 +30,7 @@ public final class ConsumerOutbox: Sendable {
 
     /// Queues `name`'s position `token` and returns its sequence number.
     @discardableResult
-    func post(name: String, token: Int64, at time: Double) -> UInt64 {
+    public func post(name: String, token: Int64, at time: Double) -> UInt64 {
         let sequence = state.withLock { state in
             defer { state.next += 1 }
             state.pending.append(Write(sequence: state.next, name: name, token: token, at: time))

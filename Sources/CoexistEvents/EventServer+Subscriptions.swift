@@ -47,6 +47,10 @@ extension EventServer {
         if let name = request.name, name.isEmpty || name.utf8.count > 200 {
             throw EventError(code: .invalidRequest, message: "a consumer name has 1 to 200 bytes")
         }
+        if let name = request.name, name.hasPrefix("coexist:") {
+            // coexistd's own positions (the JetStream publisher's) are kept under these names.
+            throw EventError(code: .invalidRequest, message: "consumer names starting with coexist: are reserved")
+        }
         // "now" and the backlog bound mean what is committed now, not what the last wake-up published.
         try inOneSnapshot { try publishPending() }
         var position: Int64

@@ -33,7 +33,7 @@ public final class WireLine: @unchecked Sendable {
     /// The events of one transaction as one message (`"framing":"transaction"`): the transaction's token,
     /// time, author, side and mirror flag, how many changes it carries, and the changes — each the event
     /// object the default framing sends, in order, with its values when `values`. Nil without events.
-    convenience init?(transaction events: [EncodedEvent], values: Bool) {
+    public convenience init?(transaction events: [EncodedEvent], values: Bool) {
         guard let first = events.first else { return nil }
         var writer = JSONWriter()
         writer.beginObject()

@@ -68,9 +68,38 @@ public final class JetStream {
     /// How long a request (a publish's ack, a stream query) may take, in milliseconds.
     public let timeout: Int64
 
+    /// How the client proves who it is and checks the server.
+    public struct Security: Sendable, Equatable {
+        /// A NATS credentials file (user JWT and seed).
+        public var credentials: String?
+        /// CA certificates to trust (PEM); setting it requires TLS.
+        public var caFile: String?
+        /// The client's certificate chain and private key (PEM), for servers that verify clients.
+        public var certificateFile: String?
+        public var keyFile: String?
+
+        /// Security settings; all nil: none.
+        public init(
+            credentials: String? = nil,
+            caFile: String? = nil,
+            certificateFile: String? = nil,
+            keyFile: String? = nil
+        ) {
+            self.credentials = credentials
+            self.caFile = caFile
+            self.certificateFile = certificateFile
+            self.keyFile = keyFile
+        }
+    }
+
     /// Connects to the first of `servers` that answers (`nats://127.0.0.1:4222`; the others are tried on
     /// reconnection), as `name`. `timeout` (milliseconds) bounds the connection and every request.
-    public init(servers: [String], name: String, timeout: Int64 = 5_000) throws(PublishError) {
+    public init(
+        servers: [String],
+        name: String,
+        timeout: Int64 = 5_000,
+        security: Security = Security()
+    ) throws(PublishError) {
         guard !servers.isEmpty else { throw PublishError("connect", message: "no server given") }
         var options: OpaquePointer?
         var status = natsOptions_Create(&options)
@@ -80,6 +109,19 @@ public final class JetStream {
             natsOptions_SetServers(options, pointers, Int32(servers.count))
         }
         guard status == NATS_OK else { throw PublishError("servers", status) }
+        if let credentials = security.credentials {
+            status = natsOptions_SetUserCredentialsFromFiles(options, credentials, nil)
+            guard status == NATS_OK else { throw PublishError("credentials \(credentials)", status) }
+        }
+        if let caFile = security.caFile {
+            status = natsOptions_SetSecure(options, true)
+            if status == NATS_OK { status = natsOptions_LoadCATrustedCertificates(options, caFile) }
+            guard status == NATS_OK else { throw PublishError("TLS CA \(caFile)", status) }
+        }
+        if let certificateFile = security.certificateFile, let keyFile = security.keyFile {
+            status = natsOptions_LoadCertificatesChain(options, certificateFile, keyFile)
+            guard status == NATS_OK else { throw PublishError("TLS certificate \(certificateFile)", status) }
+        }
         _ = natsOptions_SetName(options, name)
         _ = natsOptions_SetTimeout(options, timeout)
         // Reconnection is the client's: forever, every 250 ms; publishes fail meanwhile and are retried.

@@ -17,6 +17,10 @@ import Testing
         for key in DaemonConfiguration.keys.sorted() {
             #expect(text.contains("\n\(key) ="), "\(key) is documented")
         }
+        let publish = try #require(text.range(of: "\n[publish]\n")).upperBound
+        for key in PublishConfiguration.keys.map(\.name) {
+            #expect(text[publish...].contains("\n\(key) ="), "[publish] \(key) is documented")
+        }
         // The documented values are the defaults (but for the database, which has none).
         let documented = try DaemonConfiguration.parse(text, file: "config/coexistd.conf")
         let changed = documented.changes(from: DaemonConfiguration())

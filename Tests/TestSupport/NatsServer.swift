@@ -7,28 +7,45 @@ import Glibc
 /// A real `nats-server -js` (Debian's, installed by `.ci/install-deps`) on a random loopback port with its
 /// store in a temporary folder, stopped when released. Never a mock.
 public final class NatsServer {
-    public let process = Process()
+    public private(set) var process = Process()
     /// `nats://127.0.0.1:PORT`.
     public private(set) var url = ""
     private let directory: TemporaryDirectory
     private let logPath: String
+    private let extraArguments: [String]
 
     /// Starts the server and waits (up to 20 s) until it listens.
     public init(extraArguments: [String] = []) throws {
         directory = try TemporaryDirectory()
         logPath = directory.file("nats.log")
-        guard FileManager.default.createFile(atPath: logPath, contents: nil),
-            let log = FileHandle(forWritingAtPath: logPath)
-        else { throw CocoaError(.fileWriteUnknown) }
+        self.extraArguments = extraArguments
+        guard FileManager.default.createFile(atPath: logPath, contents: nil) else {
+            throw CocoaError(.fileWriteUnknown)
+        }
+        try launch(port: "-1")
+    }
+
+    /// Starts the server again after ``stop()``, on the same port with the same store.
+    public func restart() throws {
+        let port = String(url.split(separator: ":").last ?? "-1")
+        process = Process()
+        try launch(port: port)
+    }
+
+    private func launch(port: String) throws {
+        guard let log = FileHandle(forWritingAtPath: logPath) else { throw CocoaError(.fileWriteUnknown) }
+        try log.seekToEnd()
+        let start = (try? FileManager.default.attributesOfItem(atPath: logPath)[.size] as? Int) ?? 0
         process.executableURL = URL(fileURLWithPath: "/usr/sbin/nats-server")
-        process.arguments = ["-js", "-a", "127.0.0.1", "-p", "-1", "-sd", directory.file("js")] + extraArguments
+        process.arguments = ["-js", "-a", "127.0.0.1", "-p", port, "-sd", directory.file("js")] + extraArguments
         process.standardError = log
         process.standardOutput = log
         try process.run()
         try log.close()
         let deadline = Date().addingTimeInterval(20)
         while Date() < deadline && process.isRunning {
-            let text = String(decoding: FileManager.default.contents(atPath: logPath) ?? Data(), as: UTF8.self)
+            let data = FileManager.default.contents(atPath: logPath) ?? Data()
+            let text = String(decoding: data.dropFirst(start), as: UTF8.self)
             if let range = text.range(of: "Listening for client connections on ") {
                 let rest = text[range.upperBound...]
                 let address = rest.prefix { $0 != "\n" && $0 != "\r" }

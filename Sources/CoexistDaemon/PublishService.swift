@@ -1,0 +1,406 @@
+import CoexistBridge
+import CoexistConfiguration
+import CoexistEvents
+import CoexistHistory
+import CoexistLegacyStore
+import CoexistPublish
+import CoexistRuntime
+import CoexistSQLite
+import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The publisher's thread: every change committed to the file goes to a NATS JetStream stream, in token
+/// order, exactly once.
+///
+/// It reads the history on its own read-only connection (it never writes the file) and publishes each
+/// change, or each transaction, with a message id the server's duplicate window knows. Its position is a
+/// durable consumer's (``consumerName``), posted to the bridge service, the one writer, only once the server
+/// has acknowledged everything up to it: history pruning waits for it, and a restart resumes from it.
+/// What was acknowledged after the last durable position is found again in the stream itself (the id of its
+/// last message from this store) and in memory after an outage, so nothing is published twice however long
+/// the outage or the stop; nothing is skipped because the position only moves after acknowledgements.
+///
+/// Waits in `poll(2)` on ``commitLanded()`` signals (from the daemon's commit watcher), a stop, and a timeout:
+/// after a failure the next try comes after a backoff (250 ms doubling to 5 s), and the outage is logged.
+final class PublishService: @unchecked Sendable {
+    /// What the daemon's thread reads: the position and the lag, for `status` and `STATUS=`.
+    struct Shared {
+        /// The last token acknowledged by the server (every change up to it is in the stream).
+        var position: Int64 = 0
+        /// The last token committed to the file, as the service last read it.
+        var last: Int64 = 0
+        /// Messages acknowledged since the start.
+        var published = 0
+        var lastError: String?
+        var stop = false
+        /// Open the database again (the model changed: a migration).
+        var reopen = false
+        var started = false
+        var failure: (any Error)?
+    }
+
+    let shared = Mutex(Shared())
+    private let wake: WakeSignal
+    private let started: WakeSignal
+    private var thread: WorkerThread?
+    private let configuration: DaemonConfiguration
+    private var settings: PublishConfiguration { configuration.publish }
+    private let consumers: ConsumerOutbox
+    private let logger: Logger
+    private let subjects: SubjectTemplate
+    /// Owned by the thread once it runs.
+    private let stream: JetStream
+
+    /// The durable consumer name holding the publisher's position for `stream`.
+    static func consumerName(_ stream: String) -> String { "coexist:publish:\(stream)" }
+
+    /// Connects to the configured servers and creates or checks the stream; a failure is a configuration
+    /// error naming the `[publish]` lines (coexistd exits 78 at start).
+    static func connect(_ settings: PublishConfiguration) throws(ConfigError) -> JetStream {
+        let stream: JetStream
+        do {
+            stream = try JetStream(
+                servers: settings.servers,
+                name: "coexistd",
+                timeout: Int64(settings.timeout / 1_000_000),
+                security: JetStream.Security(
+                    credentials: settings.credentials,
+                    caFile: settings.tlsCA,
+                    certificateFile: settings.tlsCertificate,
+                    keyFile: settings.tlsKey
+                )
+            )
+        } catch {
+            throw ConfigError(
+                location: settings.location("nats-url"),
+                message: "cannot publish to \(settings.servers.joined(separator: ", ")): \(error)"
+            )
+        }
+        do {
+            try stream.ensureStream(
+                settings.stream,
+                subject: SubjectTemplate(settings.subject).filter,
+                replicas: settings.replicas,
+                duplicateWindowSeconds: Int(settings.duplicateWindow / 1_000_000_000)
+            )
+        } catch {
+            throw ConfigError(location: settings.location("stream"), message: "\(error)")
+        }
+        return stream
+    }
+
+    /// A service publishing with `stream` (connected by ``connect(_:)``), posting its positions to
+    /// `consumers`.
+    init(configuration: DaemonConfiguration, stream: JetStream, consumers: ConsumerOutbox, logger: Logger) throws {
+        self.configuration = configuration
+        self.stream = stream
+        self.consumers = consumers
+        self.logger = logger
+        subjects = SubjectTemplate(configuration.publish.subject)
+        wake = try WakeSignal()
+        started = try WakeSignal()
+    }
+
+    /// Starts the thread; returns once it has opened the database and read its position, or throws why it
+    /// could not.
+    func start() throws {
+        thread = try WorkerThread(name: "coexist-publish") { [self] in run() }
+        while true {
+            var descriptor = pollfd(fd: started.descriptor, events: Int16(POLLIN), revents: 0)
+            _ = poll(&descriptor, 1, 100)
+            let (isStarted, failure) = shared.withLock { ($0.started, $0.failure) }
+            if let failure {
+                thread?.join()
+                thread = nil
+                throw failure
+            }
+            if isStarted { return }
+        }
+    }
+
+    /// Stops the thread (after the message in progress) and waits for it.
+    func stop() {
+        shared.withLock { $0.stop = true }
+        wake.signal()
+        thread?.join()
+        thread = nil
+    }
+
+    /// A commit landed: publish it.
+    func commitLanded() { wake.signal() }
+
+    /// The model changed (a migration): the thread opens the database again before it reads on.
+    func reopen() {
+        shared.withLock { $0.reopen = true }
+        wake.signal()
+    }
+
+    /// Changes committed and not yet acknowledged by the server, in tokens.
+    var lag: Int64 { shared.withLock { max(0, $0.last - $0.position) } }
+
+    /// Where publishing stands within a transaction: every message up to (`token`, `index`) is in the
+    /// stream (`index` nil: the whole transaction).
+    struct Mark: Comparable {
+        var token: Int64
+        var index: Int?
+
+        static func < (lhs: Mark, rhs: Mark) -> Bool {
+            if lhs.token != rhs.token { return lhs.token < rhs.token }
+            // nil (the whole transaction) is past every index of it.
+            switch (lhs.index, rhs.index) {
+            case (let left?, let right?): return left < right
+            case (_?, nil): return true
+            default: return false
+            }
+        }
+    }
+
+    private struct State {
+        var engine: SyncEngine
+        var source: EventSource
+        var store: String
+        /// The position recorded durably (posted).
+        var position: Int64
+        /// Everything up to it is in the stream (acknowledged, or found there).
+        var mark: Mark
+        var failing = false
+        var backoff: UInt64 = 250_000_000
+        var warning = RepeatingWarning()
+        var lastPost = Monotonic.now()
+    }
+
+    private func run() {
+        var state: State
+        do {
+            state = try open()
+        } catch {
+            shared.withLock { $0.failure = error }
+            started.signal()
+            return
+        }
+        shared.withLock {
+            $0.started = true
+            $0.position = state.position
+        }
+        started.signal()
+        while true {
+            let (stop, reopen) = shared.withLock { ($0.stop, $0.reopen) }
+            if stop { return }
+            if reopen {
+                do {
+                    state.engine = try Daemon.openEventEngine(configuration)
+                    state.source = try EventSource(engine: state.engine)
+                    shared.withLock { $0.reopen = false }
+                } catch {
+                    note(failure: error, &state)
+                }
+            }
+            publishPending(&state)
+            touchIfQuiet(&state)
+            var descriptor = pollfd(fd: wake.descriptor, events: Int16(POLLIN), revents: 0)
+            let timeout = state.failing ? state.backoff : configuration.pollInterval
+            _ = poll(&descriptor, 1, Int32(clamping: timeout / 1_000_000))
+            _ = wake.drain()
+        }
+    }
+
+    /// Opens the database, reads the store's UUID and the position (a new publisher starts at the last
+    /// token: changes from now on), and finds in the stream what was acknowledged after it.
+    private func open() throws -> State {
+        let engine = try Daemon.openEventEngine(configuration)
+        let source = try EventSource(engine: engine)
+        let store = try StoreMetadata.read(engine.connection).storeUUID
+        let name = Self.consumerName(settings.stream)
+        let stored = try ConsumerTable.acked(engine.connection, name: name)
+        let position = try stored ?? source.lastToken()
+        if stored == nil {
+            consumers.post(name: name, token: position, at: TransactionWriter.now())
+            logger.notice(
+                "publishing to stream \(settings.stream) from token \(position) on",
+                fields: [.consumer: name, .token: "\(position)"]
+            )
+        }
+        var state = State(
+            engine: engine,
+            source: source,
+            store: store,
+            position: position,
+            mark: Mark(token: position, index: nil)
+        )
+        try findInStream(&state)
+        return state
+    }
+
+    /// Moves the mark past what the stream already holds from this store after it: its last message's id.
+    private func findInStream(_ state: inout State) throws {
+        let (_, last) = try stream.state(of: settings.stream)
+        guard last > 0 else { return }
+        let message = try stream.message(settings.stream, sequence: last, headers: ["Nats-Msg-Id"])
+        guard let id = message.headers["Nats-Msg-Id"] else { return }
+        let parts = id.split(separator: ":").map(String.init)
+        guard parts.count >= 2, parts[0] == state.store, let token = Int64(parts[1]) else { return }
+        let found = Mark(token: token, index: parts.count > 2 ? Int(parts[2]) : nil)
+        if found > state.mark { state.mark = found }
+    }
+
+    /// Publishes every transaction after the mark, a page at a time, and posts the position after each page.
+    private func publishPending(_ state: inout State) {
+        do {
+            if state.failing { try findInStream(&state) }
+            let last = try state.source.lastToken()
+            shared.withLock { $0.last = last }
+            while state.mark.token < last || state.mark.index != nil {
+                if shared.withLock({ $0.stop || $0.reopen }) { return }
+                let after = state.mark.index == nil ? state.mark.token : state.mark.token - 1
+                let page = try state.source.transactions(after: after, through: last, limit: 256)
+                guard let final = page.last else {
+                    try checkNotPruned(after: after, &state)
+                    break
+                }
+                var published = 0
+                for transaction in page { published += try publish(transaction, &state) }
+                state.mark = Mark(token: final.token, index: nil)
+                shared.withLock {
+                    $0.published += published
+                    $0.position = final.token
+                }
+                post(final.token, &state)
+            }
+            if state.failing {
+                state.failing = false
+                state.backoff = 250_000_000
+                state.warning.recovered("publishing to stream \(settings.stream) works again", logger: logger)
+                shared.withLock { $0.lastError = nil }
+            }
+        } catch {
+            note(failure: error, &state)
+        }
+    }
+
+    /// Publishes the messages of `transaction` past the mark; returns how many.
+    private func publish(_ transaction: HistoryTransaction, _ state: inout State) throws -> Int {
+        let isMirror = transaction.author == state.engine.configuration.author
+        guard !isMirror || settings.mirrors, Mark(token: transaction.token, index: nil) > state.mark else { return 0 }
+        let events = try state.source.events(transaction, values: settings.values)
+        let messages = Self.messages(
+            events,
+            framing: settings.framing,
+            values: settings.values,
+            subjects: subjects,
+            store: state.store
+        )
+        var count = 0
+        for (index, message) in messages.enumerated() {
+            let mark = Mark(token: transaction.token, index: settings.framing == .event ? index : nil)
+            guard mark > state.mark else { continue }
+            _ = try stream.publish(
+                subject: message.subject,
+                data: message.data,
+                messageID: message.messageID,
+                headers: message.headers
+            )
+            state.mark = mark
+            count += 1
+        }
+        state.mark = Mark(token: transaction.token, index: nil)
+        return count
+    }
+
+    /// The messages of one transaction's events.
+    static func messages(
+        _ events: [EncodedEvent],
+        framing: PublishConfiguration.Framing,
+        values: Bool,
+        subjects: SubjectTemplate,
+        store: String
+    ) -> [ChangeMessage] {
+        guard let first = events.first else { return [] }
+        switch framing {
+        case .event:
+            return events.enumerated().map { index, event in
+                let line = values ? (event.withValues ?? event.plain) : event.plain
+                return ChangeMessage(
+                    subject: subjects.subject(
+                        store: store,
+                        entity: event.entity,
+                        change: event.change.description,
+                        side: event.side.rawValue
+                    ),
+                    data: line.array,
+                    store: store,
+                    token: event.token,
+                    index: index,
+                    entity: event.entity,
+                    change: event.change.description,
+                    side: event.side.rawValue,
+                    author: event.author
+                )
+            }
+        case .transaction:
+            guard let line = WireLine(transaction: events, values: values) else { return [] }
+            // A value every change shares, else `_`.
+            let entity = events.allSatisfy { $0.entity == first.entity } ? first.entity : nil
+            let change = events.allSatisfy { $0.change == first.change } ? first.change.description : "_"
+            return [
+                ChangeMessage(
+                    subject: subjects.subject(store: store, entity: entity, change: change, side: first.side.rawValue),
+                    data: line.array,
+                    store: store,
+                    token: first.token,
+                    index: nil,
+                    entity: entity,
+                    change: change,
+                    side: first.side.rawValue,
+                    author: first.author
+                )
+            ]
+        }
+    }
+
+    /// No transaction after `after` although the file's last token is later: either they were the bridge's
+    /// (skipped) or the history after `after` was pruned — which pruning never does while the position is
+    /// held, unless the operator removed it. Said loudly: those changes are not in the stream.
+    private func checkNotPruned(after: Int64, _ state: inout State) throws {
+        let last = try state.source.lastToken()
+        if let oldest = try state.source.oldestToken(), oldest > after + 1 {
+            logger.error(
+                "history after token \(after) was pruned before it was published: tokens \(after + 1) to "
+                    + "\(oldest - 1) are not in stream \(settings.stream)",
+                fields: [.consumer: Self.consumerName(settings.stream), .token: "\(after)"]
+            )
+        }
+        state.mark = Mark(token: last, index: nil)
+        post(last, &state)
+    }
+
+    private func post(_ token: Int64, _ state: inout State) {
+        guard token > state.position else { return }
+        consumers.post(name: Self.consumerName(settings.stream), token: token, at: TransactionWriter.now())
+        state.position = token
+        state.lastPost = Monotonic.now()
+    }
+
+    /// Keeps the position from expiring (`consumer-expiry`) while nothing is published: the publisher is
+    /// alive, only the file is quiet or the servers are away.
+    private func touchIfQuiet(_ state: inout State) {
+        let expiry = configuration.consumerExpiry
+        guard expiry > 0, Monotonic.now() >= state.lastPost + expiry / 4 else { return }
+        consumers.post(name: Self.consumerName(settings.stream), token: state.position, at: TransactionWriter.now())
+        state.lastPost = Monotonic.now()
+    }
+
+    private func note(failure error: any Error, _ state: inout State) {
+        state.warning.occurred(
+            "publishing to stream \(settings.stream) failed (retrying): \(error)",
+            logger: logger,
+            now: Monotonic.now(),
+            fields: [.consumer: Self.consumerName(settings.stream)]
+        )
+        shared.withLock { $0.lastError = "\(error)" }
+        if state.failing { state.backoff = min(state.backoff * 2, 5_000_000_000) }
+        state.failing = true
+    }
+}

@@ -1,0 +1,305 @@
+import CoexistHistory
+import CoexistLegacyStore
+import CoexistPublish
+import CoexistStore
+import Foundation
+import Synchronization
+import TestSupport
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// coexistd publishing to a real `nats-server -js`: every change once, in token order, across SIGKILLs and a
+/// server outage; misconfiguration stops it at start with exit 78.
+@Suite struct PublishTests {
+    /// A store, a server and a configuration file publishing to stream `STREAM`.
+    final class Fixture: @unchecked Sendable {
+        let directory: TemporaryDirectory
+        let shared: SharedStore
+        let server: NatsServer
+        let config: String
+
+        init(publish extra: String = "") throws {
+            directory = try TemporaryDirectory()
+            shared = try SharedStore.create(in: directory)
+            server = try NatsServer()
+            config = directory.file("coexistd.conf")
+            try """
+            [publish]
+            nats-url = \(server.url)
+            stream = STREAM
+            timeout = 1s
+            \(extra)
+            """.write(toFile: config, atomically: true, encoding: .utf8)
+        }
+
+        func daemon(_ options: [String] = []) throws -> DaemonProcess {
+            try DaemonProcess(
+                database: shared.legacy.path,
+                directory: directory,
+                options: ["--config", config] + options
+            )
+        }
+
+        /// A legacy save inserting `count` tasks: its token.
+        @discardableResult
+        func legacySave(_ count: Int = 1, author: String = "old-app") throws -> Int64 {
+            let result = try shared.legacy.save(SaveMetadata(author: author)) { save in
+                for index in 0..<count {
+                    var values = DemoStore.mandatoryValues(for: "Task", in: shared.legacy)
+                    values["id"] = .uuid(withUnsafeBytes(of: UUID().uuid) { Array($0) })
+                    values["title"] = .string("legacy \(index)")
+                    _ = try save.insert("Task", values)
+                }
+            }
+            return try #require(result.token)
+        }
+
+        /// A new-side save inserting one task: its token.
+        @discardableResult
+        func newSave() throws -> Int64 {
+            let result = try shared.new.save(SaveMetadata(author: "new-app")) { save in
+                _ = try save.insert("Task", id: nil, ["title": .string("new"), "createdAt": .date(0)])
+            }
+            return try #require(result.token)
+        }
+
+        /// Every message of the stream, in stream order, as (token, index, message id, payload).
+        func messages(_ stream: JetStream) throws -> [(token: Int64, id: String, json: [String: Any])] {
+            let (_, last) = try stream.state(of: "STREAM")
+            guard last > 0 else { return [] }
+            return try (1...last).map { sequence in
+                let message = try stream.message(
+                    "STREAM",
+                    sequence: sequence,
+                    headers: ["Coexist-Token", "Nats-Msg-Id"]
+                )
+                let json =
+                    try JSONSerialization.jsonObject(with: Data(message.data)) as? [String: Any] ?? [:]
+                return (Int64(message.headers["Coexist-Token"] ?? "") ?? -1, message.headers["Nats-Msg-Id"] ?? "", json)
+            }
+        }
+
+        /// Waits until the stream holds `count` messages (up to `timeout` seconds).
+        func waitForMessages(_ count: UInt64, _ stream: JetStream, timeout: Double = 120) throws -> UInt64 {
+            let deadline = Date().addingTimeInterval(timeout)
+            var messages: UInt64 = 0
+            while Date() < deadline {
+                messages = try stream.state(of: "STREAM").messages
+                if messages >= count { break }
+                usleep(50_000)
+            }
+            return messages
+        }
+    }
+
+    /// Writers on both sides while coexistd publishes: the stream holds every change of theirs once, in token
+    /// order (stream sequence and token agree), none of the bridge's mirrors, and `status` shows no lag.
+    @Test func everyChangeOnceInTokenOrder() throws {
+        let fixture = try Fixture()
+        defer { fixture.server.stop() }
+        let daemon = try fixture.daemon()
+        defer { _ = daemon.stop() }
+        try daemon.waitUntilServing()
+        var expected: [Int64: Int] = [:]  // token → changes
+        for round in 0..<10 {
+            expected[try fixture.legacySave(2)] = 2
+            expected[try fixture.newSave()] = 1
+            if round % 3 == 0 { usleep(20_000) }
+        }
+        let stream = try JetStream(servers: [fixture.server.url], name: "test-reader")
+        let total = UInt64(expected.values.reduce(0, +))
+        #expect(try fixture.waitForMessages(total, stream) == total, "\(daemon.log)")
+        usleep(300_000)  // anything more (a mirror, a duplicate) would arrive now
+        let messages = try fixture.messages(stream)
+        #expect(messages.count == Int(total))
+        // In token order, each change once, only the writers' transactions.
+        #expect(messages.map(\.token) == messages.map(\.token).sorted())
+        #expect(Set(messages.map(\.id)).count == messages.count)
+        var perToken: [Int64: Int] = [:]
+        for message in messages {
+            perToken[message.token, default: 0] += 1
+            #expect(message.json["token"] as? Int == Int(message.token))
+            #expect(message.json["author"] as? String != "coexistd")
+            #expect(message.json["type"] as? String == "event")
+        }
+        #expect(perToken == expected)
+        let status = try ProductProcess.run("coexistctl", ["status", "--socket", daemon.socket, "--json"])
+        let reply = try JSONSerialization.jsonObject(with: Data(status.stdout.utf8)) as? [String: Any] ?? [:]
+        #expect(reply["publishLag"] as? Int == 0, "\(status.stdout)")
+        #expect(reply["publishPosition"] as? Int ?? 0 >= Int(expected.keys.max() ?? 0))
+        // The position is a durable consumer's: listed, and holding history back from pruning.
+        let consumers = try ProductProcess.run("coexistctl", ["consumers", "list", fixture.shared.legacy.path])
+        #expect(consumers.stdout.contains("coexist:publish:STREAM"), "\(consumers.stdout)")
+    }
+
+    /// `framing = transaction` with values: one message per transaction, carrying every change with values.
+    @Test func transactionsAsMessages() throws {
+        let fixture = try Fixture(publish: "framing = transaction\nvalues = true")
+        defer { fixture.server.stop() }
+        let daemon = try fixture.daemon()
+        defer { _ = daemon.stop() }
+        try daemon.waitUntilServing()
+        let first = try fixture.legacySave(3)
+        let second = try fixture.newSave()
+        let stream = try JetStream(servers: [fixture.server.url], name: "test-reader")
+        #expect(try fixture.waitForMessages(2, stream) == 2, "\(daemon.log)")
+        let messages = try fixture.messages(stream)
+        #expect(messages.map(\.token) == [first, second])
+        #expect(messages.map { $0.json["type"] as? String } == ["transaction", "transaction"])
+        #expect(messages.map { ($0.json["changes"] as? [Any])?.count } == [3, 1])
+        let change = (messages.first?.json["changes"] as? [[String: Any]])?.first
+        #expect(
+            (change?["values"] as? [String: Any])?["title"] as? String == "legacy 0",
+            "\(messages.first?.json ?? [:])"
+        )
+        #expect(messages.map(\.id) == messages.map { "\($0.id.split(separator: ":")[0]):\($0.token)" })
+    }
+
+    /// SIGKILL coexistd again and again while a writer commits; after the last restart the stream holds every
+    /// change exactly once, in order.
+    @Test func sigkillDuringPublishingLosesAndDuplicatesNothing() throws {
+        // A duplicate window shorter than each restart: what was published before the kill is found in the
+        // stream itself, not dropped by the server's window.
+        let fixture = try Fixture(publish: "duplicate-window = 1s")
+        defer { fixture.server.stop() }
+        let writing = Atomic(true)
+        let tokens = Mutex<[Int64]>([])
+        let writer = Thread {
+            while writing.load(ordering: .relaxed) {
+                if let token = try? fixture.legacySave(2) { tokens.withLock { $0.append(token) } }
+                usleep(2_000)
+            }
+        }
+        writer.start()
+        var from: Int64?
+        for round in 0..<5 {
+            let daemon = try fixture.daemon()
+            try daemon.waitUntilServing()
+            if round == 0 {
+                // "publishing to stream STREAM from token P on": what is committed after P is expected.
+                let line = daemon.log.split(separator: "\n").first { $0.contains("publishing to stream STREAM from") }
+                let words = line?.split(separator: " ") ?? []
+                if let index = words.firstIndex(of: "token"), index + 1 < words.count {
+                    from = Int64(words[index + 1])
+                }
+            }
+            usleep(UInt32(100_000 + round * 70_000))
+            kill(daemon.process.processIdentifier, SIGKILL)
+            daemon.process.waitUntilExit()
+            usleep(1_200_000)
+        }
+        writing.store(false, ordering: .relaxed)
+        while !writer.isFinished { usleep(10_000) }
+        let daemon = try fixture.daemon()
+        defer { _ = daemon.stop() }
+        try daemon.waitUntilServing()
+        let written = tokens.withLock { $0 }
+        let stream = try JetStream(servers: [fixture.server.url], name: "test-reader")
+        // The first daemon starts publishing from the last token it saw: what was written before is not
+        // expected; everything after is.
+        let messages = try waitForLast(written.last ?? 0, stream, fixture)
+        let start = try #require(from)
+        let expected = written.filter { $0 > start }
+        #expect(!expected.isEmpty)
+        var perToken: [Int64: Int] = [:]
+        for message in messages { perToken[message.token, default: 0] += 1 }
+        #expect(Set(messages.map(\.id)).count == messages.count, "a change was published twice")
+        #expect(messages.map(\.token) == messages.map(\.token).sorted())
+        #expect(perToken == Dictionary(uniqueKeysWithValues: expected.map { ($0, 2) }), "\(daemon.log)")
+    }
+
+    /// The server stopped for 5 s while a writer commits: mirroring goes on, the lag shows, and once the server
+    /// is back every change is published, once.
+    @Test func aServerOutageLosesNothing() throws {
+        let fixture = try Fixture()
+        let daemon = try fixture.daemon()
+        defer { _ = daemon.stop() }
+        try daemon.waitUntilServing()
+        var tokens = [try fixture.legacySave()]
+        let stream = try JetStream(servers: [fixture.server.url], name: "test-reader")
+        #expect(try fixture.waitForMessages(1, stream) == 1)
+        fixture.server.stop()
+        let outage = Date()
+        while Date().timeIntervalSince(outage) < 5 {
+            tokens.append(try fixture.legacySave())
+            usleep(250_000)
+        }
+        // Mirroring never stopped: the bridge is caught up while the server is away.
+        let during = try ProductProcess.run(
+            "coexistctl",
+            ["wait", "\(tokens.last ?? 0)", "--socket", daemon.socket, "--timeout", "30000"]
+        )
+        #expect(during.status == 0, "\(during.stdout) \(during.stderr)")
+        let status = try ProductProcess.run("coexistctl", ["status", "--socket", daemon.socket, "--json"])
+        let reply = try JSONSerialization.jsonObject(with: Data(status.stdout.utf8)) as? [String: Any] ?? [:]
+        #expect(reply["publishLag"] as? Int ?? 0 > 0, "\(status.stdout)")
+        try fixture.server.restart()
+        defer { fixture.server.stop() }
+        let reader = try JetStream(servers: [fixture.server.url], name: "test-reader-2")
+        let messages = try waitForLast(tokens.last ?? 0, reader, fixture)
+        #expect(messages.map(\.token) == tokens, "\(daemon.log)")
+        #expect(daemon.log.contains("publishing to stream STREAM failed (retrying)"), "\(daemon.log)")
+        #expect(daemon.log.contains("publishing to stream STREAM works again"), "\(daemon.log)")
+        var lag = -1
+        let deadline = Date().addingTimeInterval(30)
+        while lag != 0 && Date() < deadline {
+            let again = try ProductProcess.run("coexistctl", ["status", "--socket", daemon.socket, "--json"])
+            lag =
+                (try JSONSerialization.jsonObject(with: Data(again.stdout.utf8)) as? [String: Any])?["publishLag"]
+                as? Int ?? -1
+            if lag != 0 { usleep(100_000) }
+        }
+        #expect(lag == 0)
+    }
+
+    /// The stream's messages once its last one carries `token` (up to two minutes).
+    private func waitForLast(
+        _ token: Int64,
+        _ stream: JetStream,
+        _ fixture: Fixture
+    ) throws -> [(token: Int64, id: String, json: [String: Any])] {
+        let deadline = Date().addingTimeInterval(120)
+        var messages = try fixture.messages(stream)
+        while (messages.last?.token ?? 0) < token && Date() < deadline {
+            usleep(100_000)
+            messages = try fixture.messages(stream)
+        }
+        return messages
+    }
+
+    /// Servers that cannot be reached, a stream taking other subjects, and bad `[publish]` lines: exit 78 at
+    /// start, naming the line, with nothing written.
+    @Test func misconfigurationStopsTheStart() throws {
+        let fixture = try Fixture()
+        defer { fixture.server.stop() }
+        let before = try Data(contentsOf: URL(fileURLWithPath: fixture.shared.legacy.path))
+        func start(_ text: String) throws -> (status: Int32, log: String) {
+            try text.write(toFile: fixture.config, atomically: true, encoding: .utf8)
+            let daemon = try fixture.daemon()
+            let status = daemon.stop(after: 30)
+            return (status, daemon.log)
+        }
+        let unreachable = try start("[publish]\nnats-url = nats://127.0.0.1:1\ntimeout = 500ms\n")
+        #expect(unreachable.status == 78, "\(unreachable.log)")
+        #expect(unreachable.log.contains("coexistd.conf:2: cannot publish to nats://127.0.0.1:1"), "\(unreachable.log)")
+        let js = try JetStream(servers: [fixture.server.url], name: "test")
+        try js.ensureStream("STREAM", subject: "other.>")
+        let other = try start("[publish]\nnats-url = \(fixture.server.url)\nstream = STREAM\n")
+        #expect(other.status == 78, "\(other.log)")
+        #expect(other.log.contains("coexistd.conf:3:") && other.log.contains("does not take subject coexist.*.*.*"))
+        for (text, message) in [
+            ("[publish]\nnats-url = http://x\n", "coexistd.conf:2: \"http://x\" is not a nats:// or tls:// URL"),
+            ("[publish]\nsubject = a.{user}\n", "coexistd.conf:2: unknown placeholder {user}"),
+            ("[publish]\nsubject = a.*\n", "coexistd.conf:2: \"a.*\": a token holds"),
+            ("[publish]\nreplica = 3\n", "coexistd.conf:2: unknown key \"replica\" in [publish]"),
+        ] {
+            let result = try start(text)
+            #expect(result.status == 78, "\(text)")
+            #expect(result.log.contains(message), "\(result.log)")
+        }
+        #expect(try Data(contentsOf: URL(fileURLWithPath: fixture.shared.legacy.path)) == before)
+    }
+}
