@@ -82,7 +82,7 @@ extension Daemon {
         return [
             ("publishPosition", .integer(state.position)),
             ("publishLag", .integer(max(0, state.last - state.position))),
-            ("published", .integer(Int64(state.published))),
+            ("publishedMessages", .integer(Int64(state.published))),
             ("publishError", state.lastError.map { .string($0) } ?? .null),
         ]
     }

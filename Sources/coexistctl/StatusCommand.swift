@@ -13,8 +13,9 @@ enum StatusCommand: Subcommand {
         description: """
             Asks coexistd for its status and prints one line: its cursor and the last token (the lag), what it
             has mirrored, the conflicts it resolved, what is parked, its clients and its rate (transactions a
-            second). While it starts (its initial sync runs), the progress instead: direction, step, entity,
-            share done and the time left at the rate so far.
+            second), and when it publishes to NATS JetStream, the publish lag (tokens committed and not yet
+            acknowledged by the servers). While it starts (its initial sync runs), the progress instead:
+            direction, step, entity, share done and the time left at the rate so far.
             """,
         options: SocketTarget.optionSpecs + [.flag("json", "print coexistd's reply as it is: one JSON object")]
     )
@@ -29,6 +30,8 @@ enum StatusCommand: Subcommand {
         var direction: String?, step: String?, entity: String?
         var done: Int?, total: Int?, overallDone: Int?, overallTotal: Int?
         var eta: Double?
+        /// The JetStream publisher's, when coexistd publishes.
+        var publishLag: Int64?, publishError: String?
     }
 
     static func run(_ arguments: [String]) throws -> ExitCode {
@@ -80,7 +83,9 @@ enum StatusCommand: Subcommand {
             "cursor \(cursor) of \(status.lastToken ?? cursor) (lag \(status.lag ?? 0)), "
             + "\(Format.count(status.mirrored ?? 0)) mirrored, \(status.conflicts ?? 0) conflicts, "
             + "\(status.parked ?? 0) parked, \(status.clients ?? 0) clients, \(Format.rate(status.rate ?? 0)) tx/s"
+        if let lag = status.publishLag { line += ", publish lag \(lag)" }
         if let error = status.error { line += "; last error: \(error)" }
+        if let error = status.publishError { line += "; publishing: \(error)" }
         return line
     }
 }

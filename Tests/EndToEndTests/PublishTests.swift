@@ -130,6 +130,8 @@ import Glibc
         let reply = try JSONSerialization.jsonObject(with: Data(status.stdout.utf8)) as? [String: Any] ?? [:]
         #expect(reply["publishLag"] as? Int == 0, "\(status.stdout)")
         #expect(reply["publishPosition"] as? Int ?? 0 >= Int(expected.keys.max() ?? 0))
+        let line = try ProductProcess.run("coexistctl", ["status", "--socket", daemon.socket])
+        #expect(line.stdout.contains(", publish lag 0"), "\(line.stdout)")
         // The position is a durable consumer's: listed, and holding history back from pruning.
         let consumers = try ProductProcess.run("coexistctl", ["consumers", "list", fixture.shared.legacy.path])
         #expect(consumers.stdout.contains("coexist:publish:STREAM"), "\(consumers.stdout)")
