@@ -127,7 +127,7 @@ let package = Package(
       name: "CoexistReporting",
       dependencies: [
         "CoexistConfiguration", "CoexistBridge", "CoexistLegacyStore", "CoexistStore",
-        "CoexistModel", "CoexistSQLite", "CoexistRuntime", "CoexistMigration",
+        "CoexistModel", "CoexistSQLite", "CoexistRuntime", "CoexistMigration", "CoexistPublish",
       ],
       swiftSettings: strict
     ),

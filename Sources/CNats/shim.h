@@ -72,6 +72,23 @@ static inline natsStatus coexist_js_publish(jsCtx *js, natsMsg *msg, const char 
     return status;
 }
 
+/// The last message of `stream` on `subject` (wildcards allowed): `*found` false when there is none.
+static inline natsStatus coexist_js_last_message(natsMsg **msg, jsCtx *js, const char *stream, const char *subject,
+                                                 bool *found, jsErrCode *errCode) {
+    *found = false;
+    *msg = NULL;
+    natsStatus status = js_GetLastMsg(msg, js, stream, subject, NULL, errCode);
+    if (status == NATS_OK) {
+        *found = true;
+        return NATS_OK;
+    }
+    if (status == NATS_NOT_FOUND || *errCode == JSNoMessageFoundErr) {
+        *errCode = 0;
+        return NATS_OK;
+    }
+    return status;
+}
+
 /// The JetStream context of `nc`, waiting `wait` milliseconds for API replies.
 static inline natsStatus coexist_js_context(jsCtx **js, natsConnection *nc, int64_t wait) {
     jsOptions options;

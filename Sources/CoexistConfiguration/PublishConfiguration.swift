@@ -50,6 +50,14 @@ public struct PublishConfiguration: Sendable, Equatable {
     /// The placeholders a subject template may use.
     public static let placeholders = ["store", "entity", "change", "side"]
 
+    /// `url` without a password (`nats://user:secret@host` → `nats://user:***@host`), for messages.
+    public static func redacted(_ url: String) -> String {
+        guard let at = url.lastIndex(of: "@"), let scheme = url.firstRange(of: "://"),
+            let colon = url[scheme.upperBound..<at].firstIndex(of: ":")
+        else { return url }
+        return String(url[..<url.index(after: colon)]) + "***" + String(url[at...])
+    }
+
     /// Where `key` was set, or the section for a default.
     public func location(_ key: String) -> String { locations[key] ?? locations["nats-url"] ?? "[publish]" }
 
@@ -183,9 +191,15 @@ extension ConfigEntry {
     func servers() throws(ConfigError) -> [String] {
         let urls = value.split(separator: ",").map { $0.trimmingCharacters(in: " \t") }.filter { !$0.isEmpty }
         for url in urls {
-            guard url.hasPrefix("nats://") || url.hasPrefix("tls://"), url.count > 7,
+            let rest = url.drop { $0 != "/" }.dropFirst(2)
+            guard url.hasPrefix("nats://") || url.hasPrefix("tls://"), !rest.isEmpty,
                 !url.contains(where: { $0 == " " || $0.isNewline })
-            else { throw ConfigError(self, "\(String(reflecting: url)) is not a nats:// or tls:// URL") }
+            else {
+                throw ConfigError(
+                    self,
+                    "\(String(reflecting: PublishConfiguration.redacted(url))) is not a nats:// or tls:// URL"
+                )
+            }
         }
         return urls
     }
@@ -199,9 +213,18 @@ extension ConfigEntry {
     }
 
     /// A subject template: tokens separated by `.`, each a placeholder, a name (letters, digits, `-`, `_`)
-    /// or a mix of them; never a wildcard.
+    /// or a mix of them, never a wildcard; the first a name (the stream's subjects never take another
+    /// application's, such as `$JS.API` or `_INBOX`), and one `{store}` alone (a restart finds the store's own
+    /// last message by it, whoever else publishes to the stream).
     func subjectTemplate() throws(ConfigError) -> String {
         guard !value.isEmpty, value.utf8.count <= 255 else { throw ConfigError(self, "a subject has 1 to 255 bytes") }
+        let tokens = value.split(separator: ".", omittingEmptySubsequences: false)
+        guard let first = tokens.first, !first.contains("{") else {
+            throw ConfigError(self, "\(String(reflecting: value)): the first token is a name, not a placeholder")
+        }
+        guard tokens.filter({ $0 == "{store}" }).count == 1, value.components(separatedBy: "{store}").count == 2 else {
+            throw ConfigError(self, "\(String(reflecting: value)): one token is {store}, alone")
+        }
         for token in value.split(separator: ".", omittingEmptySubsequences: false) {
             var rest = Substring(token)
             guard !rest.isEmpty else { throw ConfigError(self, "\(String(reflecting: value)) has an empty token") }

@@ -1,5 +1,6 @@
 import CoexistBridge
 import CoexistConfiguration
+import CoexistEvents
 import CoexistProtocol
 import CoexistRuntime
 
@@ -85,5 +86,22 @@ extension Daemon {
             ("publishedMessages", .integer(Int64(state.published))),
             ("publishError", state.lastError.map { .string($0) } ?? .null),
         ]
+    }
+}
+
+extension Daemon {
+    /// The file holds the position of a publisher that is no longer configured (publishing off, or another
+    /// stream): it holds history back from pruning (it never expires), so the operator is told how to let
+    /// it go.
+    func warnAboutFormerPublishers() {
+        guard let connection, let names = try? ConsumerTable.list(connection).map(\.name) else { return }
+        let current = configuration.publish.isEnabled ? PublishService.consumerName(configuration.publish.stream) : nil
+        for name in names where name.hasPrefix(ConsumerTable.reservedPrefix + "publish:") && name != current {
+            logger.warning(
+                "the position of a former JetStream publisher (\(name)) holds history back from pruning; "
+                    + "drop it with coexistctl consumers drop \(configuration.database) \(name)",
+                fields: [.consumer: name]
+            )
+        }
     }
 }

@@ -90,14 +90,15 @@ public final class Daemon {
                     consumers: worker.consumers,
                     logger: logger
                 )
-                try publisher.start()
                 self.publisher = publisher
+                try publisher.start()
             }
             // From here on the bridge thread is the only writer: the event service reads through its own
             // read-only connection, and its consumers' positions go to the bridge thread.
             let engine = try Self.openEventEngine(configuration)
             self.connection = engine.connection
             self.engine = engine
+            warnAboutFormerPublishers()
             // Watching before the event service starts: a client it serves is served every commit.
             do {
                 watcher = try CommitWatcher(database: configuration.database, connection: engine.connection)
@@ -139,6 +140,9 @@ public final class Daemon {
                 guard let worker = self.worker else {
                     throw BridgeError.unmirrorable("the bridge thread is not running")
                 }
+                // The publisher reads the history the migration commits with the new model only.
+                self.publisher?.hold()
+                defer { self.publisher?.reopen() }
                 // The event thread waits for the bridge thread; systemd's watchdog is told it is alive.
                 let report = try worker.migrate(to: target) { [notifier] in notifier.watchdog() }
                 if !report.steps.isEmpty {
@@ -148,7 +152,6 @@ public final class Daemon {
                         let engine = try Self.openEventEngine(self.configuration)
                         try self.server?.adopt(engine: engine)
                         self.engine = engine
-                        self.publisher?.reopen()
                     } catch {
                         self.publishFailure = error
                     }
@@ -189,6 +192,8 @@ public final class Daemon {
         } catch {
             responder?.abandon()
             responder = nil
+            publisher?.stop()
+            self.worker?.stop()
             let report = ErrorReport(error)
             logger.error(report.message)
             return report.exitCode

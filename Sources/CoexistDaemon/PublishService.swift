@@ -38,6 +38,8 @@ final class PublishService: @unchecked Sendable {
         var stop = false
         /// Open the database again (the model changed: a migration).
         var reopen = false
+        /// Publish nothing until ``reopen()`` (a migration runs).
+        var held = false
         var started = false
         var failure: (any Error)?
     }
@@ -76,7 +78,8 @@ final class PublishService: @unchecked Sendable {
         } catch {
             throw ConfigError(
                 location: settings.location("nats-url"),
-                message: "cannot publish to \(settings.servers.joined(separator: ", ")): \(error)"
+                message:
+                    "cannot publish to \(settings.servers.map(PublishConfiguration.redacted).joined(separator: ", ")): \(error)"
             )
         }
         do {
@@ -132,9 +135,17 @@ final class PublishService: @unchecked Sendable {
     /// A commit landed: publish it.
     func commitLanded() { wake.signal() }
 
-    /// The model changed (a migration): the thread opens the database again before it reads on.
+    /// A migration is about to run: nothing is published until ``reopen()`` (history committed by it must
+    /// be read with the new model).
+    func hold() { shared.withLock { $0.held = true } }
+
+    /// The model changed (a migration), or did not after all: the thread opens the database again before it
+    /// reads on.
     func reopen() {
-        shared.withLock { $0.reopen = true }
+        shared.withLock {
+            $0.reopen = true
+            $0.held = false
+        }
         wake.signal()
     }
 
@@ -169,7 +180,8 @@ final class PublishService: @unchecked Sendable {
         var failing = false
         var backoff: UInt64 = 250_000_000
         var warning = RepeatingWarning()
-        var lastPost = Monotonic.now()
+        /// The server's largest payload: a bigger message is replaced by a notice of its size.
+        var maximumPayload: Int
     }
 
     private func run() {
@@ -187,8 +199,9 @@ final class PublishService: @unchecked Sendable {
         }
         started.signal()
         while true {
-            let (stop, reopen) = shared.withLock { ($0.stop, $0.reopen) }
+            let (stop, reopen, held) = shared.withLock { ($0.stop, $0.reopen, $0.held) }
             if stop { return }
+            var ready = !held
             if reopen {
                 do {
                     state.engine = try Daemon.openEventEngine(configuration)
@@ -196,10 +209,10 @@ final class PublishService: @unchecked Sendable {
                     shared.withLock { $0.reopen = false }
                 } catch {
                     note(failure: error, &state)
+                    ready = false
                 }
             }
-            publishPending(&state)
-            touchIfQuiet(&state)
+            if ready { publishPending(&state) }
             var descriptor = pollfd(fd: wake.descriptor, events: Int16(POLLIN), revents: 0)
             let timeout = state.failing ? state.backoff : configuration.pollInterval
             _ = poll(&descriptor, 1, Int32(clamping: timeout / 1_000_000))
@@ -207,57 +220,80 @@ final class PublishService: @unchecked Sendable {
         }
     }
 
-    /// Opens the database, reads the store's UUID and the position (a new publisher starts at the last
-    /// token: changes from now on), and finds in the stream what was acknowledged after it.
+    /// Opens the database, reads the store's UUID and the position, and finds in the stream what was
+    /// acknowledged after it. A publisher without a position resumes after this store's last message in the
+    /// stream, or else starts at the last token (changes from now on); its position is recorded at once.
     private func open() throws -> State {
         let engine = try Daemon.openEventEngine(configuration)
         let source = try EventSource(engine: engine)
         let store = try StoreMetadata.read(engine.connection).storeUUID
         let name = Self.consumerName(settings.stream)
         let stored = try ConsumerTable.acked(engine.connection, name: name)
-        let position = try stored ?? source.lastToken()
-        if stored == nil {
-            consumers.post(name: name, token: position, at: TransactionWriter.now())
-            logger.notice(
-                "publishing to stream \(settings.stream) from token \(position) on",
-                fields: [.consumer: name, .token: "\(position)"]
-            )
-        }
         var state = State(
             engine: engine,
             source: source,
             store: store,
-            position: position,
-            mark: Mark(token: position, index: nil)
+            position: stored ?? 0,
+            mark: Mark(token: stored ?? 0, index: nil),
+            maximumPayload: stream.maximumPayload
         )
-        try findInStream(&state)
+        let found = try lastInStream(store)
+        if let found, found > state.mark { state.mark = found }
+        if stored == nil {
+            let start = try found?.token ?? source.lastToken()
+            if found == nil { state.mark = Mark(token: start, index: nil) }
+            state.position = start
+            consumers.post(name: name, token: start, at: TransactionWriter.now())
+            logger.notice(
+                "publishing to stream \(settings.stream) from token \(start) on",
+                fields: [.consumer: name, .token: "\(start)"]
+            )
+        }
         return state
     }
 
-    /// Moves the mark past what the stream already holds from this store after it: its last message's id.
-    private func findInStream(_ state: inout State) throws {
-        let (_, last) = try stream.state(of: settings.stream)
-        guard last > 0 else { return }
-        let message = try stream.message(settings.stream, sequence: last, headers: ["Nats-Msg-Id"])
-        guard let id = message.headers["Nats-Msg-Id"] else { return }
+    /// Where this store's last message in the stream stands (nil: the stream holds none of its messages):
+    /// found by subject, so other stores publishing to the same stream do not hide it.
+    private func lastInStream(_ store: String) throws -> Mark? {
+        let filter = subjects.filter(store: store)
+        guard let message = try stream.lastMessage(settings.stream, subject: filter, headers: ["Nats-Msg-Id"]),
+            let id = message.headers["Nats-Msg-Id"]
+        else { return nil }
         let parts = id.split(separator: ":").map(String.init)
-        guard parts.count >= 2, parts[0] == state.store, let token = Int64(parts[1]) else { return }
-        let found = Mark(token: token, index: parts.count > 2 ? Int(parts[2]) : nil)
-        if found > state.mark { state.mark = found }
+        guard parts.count >= 2, parts[0] == store, let token = Int64(parts[1]) else { return nil }
+        return Mark(token: token, index: parts.count > 2 ? Int(parts[2]) : nil)
+    }
+
+    /// Moves the mark past what the stream already holds from this store.
+    private func findInStream(_ state: inout State) throws {
+        if let found = try lastInStream(state.store), found > state.mark { state.mark = found }
     }
 
     /// Publishes every transaction after the mark, a page at a time, and posts the position after each page.
     private func publishPending(_ state: inout State) {
         do {
-            if state.failing { try findInStream(&state) }
+            // The lag grows while the servers are away: the file's last token is read first.
             let last = try state.source.lastToken()
             shared.withLock { $0.last = last }
+            if state.failing {
+                // The stream may have been deleted meanwhile: created again (it is never changed otherwise).
+                try stream.ensureStream(
+                    settings.stream,
+                    subject: subjects.filter,
+                    replicas: settings.replicas,
+                    duplicateWindowSeconds: Int(settings.duplicateWindow / 1_000_000_000)
+                )
+                try findInStream(&state)
+            }
             while state.mark.token < last || state.mark.index != nil {
-                if shared.withLock({ $0.stop || $0.reopen }) { return }
+                if shared.withLock({ $0.stop || $0.reopen || $0.held }) { return }
                 let after = state.mark.index == nil ? state.mark.token : state.mark.token - 1
+                try checkNotPruned(after: after, state.source)
                 let page = try state.source.transactions(after: after, through: last, limit: 256)
                 guard let final = page.last else {
-                    try checkNotPruned(after: after, &state)
+                    // Nothing after the mark up to `last` (pruned: said above): the position moves to it.
+                    state.mark = Mark(token: last, index: nil)
+                    post(last, &state)
                     break
                 }
                 var published = 0
@@ -296,9 +332,23 @@ final class PublishService: @unchecked Sendable {
         for (index, message) in messages.enumerated() {
             let mark = Mark(token: transaction.token, index: settings.framing == .event ? index : nil)
             guard mark > state.mark else { continue }
+            if shared.withLock({ $0.stop }) { throw Stopping() }
+            var data = message.data
+            if data.count > state.maximumPayload - 4_096 {
+                // Never publishable as it is: a notice in its place keeps the stream whole (the consumer reads
+                // the change from the file or the socket), instead of holding everything after it back.
+                logger.error(
+                    "the message of token \(transaction.token) has \(data.count) bytes, more than the server "
+                        + "takes: published as an \"oversize\" notice",
+                    fields: [.token: "\(transaction.token)"]
+                )
+                data = Array(
+                    #"{"type":"oversize","token":\#(transaction.token),"index":\#(index),"bytes":\#(data.count)}"#.utf8
+                )
+            }
             _ = try stream.publish(
                 subject: message.subject,
-                data: message.data,
+                data: data,
                 messageID: message.messageID,
                 headers: message.headers
             )
@@ -360,39 +410,32 @@ final class PublishService: @unchecked Sendable {
         }
     }
 
-    /// No transaction after `after` although the file's last token is later: either they were the bridge's
-    /// (skipped) or the history after `after` was pruned — which pruning never does while the position is
-    /// held, unless the operator removed it. Said loudly: those changes are not in the stream.
-    private func checkNotPruned(after: Int64, _ state: inout State) throws {
-        let last = try state.source.lastToken()
-        if let oldest = try state.source.oldestToken(), oldest > after + 1 {
-            logger.error(
-                "history after token \(after) was pruned before it was published: tokens \(after + 1) to "
-                    + "\(oldest - 1) are not in stream \(settings.stream)",
-                fields: [.consumer: Self.consumerName(settings.stream), .token: "\(after)"]
-            )
+    /// The history after `after` was pruned before it was published — which pruning never does while the
+    /// position is held (the publisher's position never expires), unless an operator dropped or moved it.
+    /// Said loudly: those changes are not in the stream.
+    private func checkNotPruned(after: Int64, _ source: EventSource) throws {
+        guard let oldest = try source.oldestToken(), oldest > after + 1 else {
+            return
         }
-        state.mark = Mark(token: last, index: nil)
-        post(last, &state)
+        logger.error(
+            "history after token \(after) was pruned before it was published: tokens \(after + 1) to "
+                + "\(oldest - 1) are not in stream \(settings.stream)",
+            fields: [.consumer: Self.consumerName(settings.stream), .token: "\(after)"]
+        )
     }
 
+    /// Records `token` as the position (never backwards).
     private func post(_ token: Int64, _ state: inout State) {
         guard token > state.position else { return }
         consumers.post(name: Self.consumerName(settings.stream), token: token, at: TransactionWriter.now())
         state.position = token
-        state.lastPost = Monotonic.now()
     }
 
-    /// Keeps the position from expiring (`consumer-expiry`) while nothing is published: the publisher is
-    /// alive, only the file is quiet or the servers are away.
-    private func touchIfQuiet(_ state: inout State) {
-        let expiry = configuration.consumerExpiry
-        guard expiry > 0, Monotonic.now() >= state.lastPost + expiry / 4 else { return }
-        consumers.post(name: Self.consumerName(settings.stream), token: state.position, at: TransactionWriter.now())
-        state.lastPost = Monotonic.now()
-    }
+    /// Thrown inside a page when the daemon stops: what was acknowledged is kept in the mark.
+    private struct Stopping: Error {}
 
     private func note(failure error: any Error, _ state: inout State) {
+        if error is Stopping { return }
         state.warning.occurred(
             "publishing to stream \(settings.stream) failed (retrying): \(error)",
             logger: logger,

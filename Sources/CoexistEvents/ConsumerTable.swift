@@ -20,12 +20,20 @@ public enum ConsumerTable {
         try connection.scalar("SELECT acked FROM coexist_consumer WHERE name = ?", [.text(name)]).integerValue
     }
 
-    /// Consumers heard from since `since` (seconds since 2001; nil: all of them).
+    /// Names starting with this are coexistd's own positions (`coexist:publish:STREAM`): subscribers cannot
+    /// take them, they never expire and they do not count against `max-consumers`.
+    public static let reservedPrefix = "coexist:"
+
+    /// Subscribers' consumers heard from since `since` (seconds since 2001; nil: all of them).
     public static func activeCount(_ connection: Connection, since: Double?) throws -> Int {
+        let own = "substr(name, 1, \(reservedPrefix.utf8.count)) != '\(reservedPrefix)'"
         let count =
             try since.map {
-                try connection.scalar("SELECT count(*) FROM coexist_consumer WHERE updated_at >= ?", [.real($0)])
-            } ?? connection.scalar("SELECT count(*) FROM coexist_consumer")
+                try connection.scalar(
+                    "SELECT count(*) FROM coexist_consumer WHERE updated_at >= ? AND \(own)",
+                    [.real($0)]
+                )
+            } ?? connection.scalar("SELECT count(*) FROM coexist_consumer WHERE \(own)")
         return Int(count.integerValue ?? 0)
     }
 
@@ -50,7 +58,9 @@ public enum ConsumerTable {
         var expired: [String] = []
         for row in try connection.rows("SELECT name, acked, updated_at FROM coexist_consumer") {
             let acked = row[1].integerValue ?? 0
-            if let since, (row[2].numericValue ?? 0) < since {
+            // coexistd's own positions (the JetStream publisher's) never expire: it is there whenever the
+            // daemon runs, however long the servers are away.
+            if let since, (row[2].numericValue ?? 0) < since, !(row[0].textValue ?? "").hasPrefix(reservedPrefix) {
                 expired.append(row[0].textValue ?? "")
                 continue
             }

@@ -47,7 +47,7 @@ extension EventServer {
         if let name = request.name, name.isEmpty || name.utf8.count > 200 {
             throw EventError(code: .invalidRequest, message: "a consumer name has 1 to 200 bytes")
         }
-        if let name = request.name, name.hasPrefix("coexist:") {
+        if let name = request.name, name.hasPrefix(ConsumerTable.reservedPrefix) {
             // coexistd's own positions (the JetStream publisher's) are kept under these names.
             throw EventError(code: .invalidRequest, message: "consumer names starting with coexist: are reserved")
         }

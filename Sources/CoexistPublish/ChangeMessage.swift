@@ -16,6 +16,12 @@ public struct SubjectTemplate: Sendable, Equatable {
         tokens.map { $0.contains("{") ? "*" : $0 }.joined(separator: ".")
     }
 
+    /// The subjects of the messages of store `store`: the `{store}` token replaced by its value, every other
+    /// token holding a placeholder by `*`.
+    public func filter(store: String) -> String {
+        tokens.map { $0 == "{store}" ? Self.token(store) : $0.contains("{") ? "*" : $0 }.joined(separator: ".")
+    }
+
     /// The subject of a message about `entity` (nil: `_`), `change` and `side` in store `store`. Values are
     /// reduced to what a subject token may hold (letters, digits, `-`, `_`; anything else becomes `_`).
     public func subject(store: String, entity: String?, change: String, side: String) -> String {

@@ -116,6 +116,10 @@ public final class JetStream {
         if let caFile = security.caFile {
             status = natsOptions_SetSecure(options, true)
             if status == NATS_OK { status = natsOptions_LoadCATrustedCertificates(options, caFile) }
+            // The server's certificate must name the host connected to (the client checks it only when told).
+            if status == NATS_OK, let host = servers.first.flatMap(Self.host) {
+                status = natsOptions_SetExpectedHostname(options, host)
+            }
             guard status == NATS_OK else { throw PublishError("TLS CA \(caFile)", status) }
         }
         if let certificateFile = security.certificateFile, let keyFile = security.keyFile {
@@ -212,6 +216,33 @@ public final class JetStream {
         return (messages, last)
     }
 
+    /// The last message of `stream` whose subject matches `subject` (wildcards allowed), with the headers
+    /// named in `headers`; nil when there is none (never published, purged, or expired).
+    public func lastMessage(
+        _ stream: String,
+        subject: String,
+        headers names: [String] = []
+    ) throws(PublishError) -> Message? {
+        var message: OpaquePointer?
+        var found = false
+        var code = jsErrCode(0)
+        let status = coexist_js_last_message(&message, context, stream, subject, &found, &code)
+        guard status == NATS_OK else { throw PublishError("last message of \(stream)", status, code) }
+        guard found, let message else { return nil }
+        defer { natsMsg_Destroy(message) }
+        return Self.read(message, headers: names)
+    }
+
+    /// Deletes the message at `sequence` of `stream` (an operator's act; the tests use it).
+    public func deleteMessage(_ stream: String, sequence: UInt64) throws(PublishError) {
+        var code = jsErrCode(0)
+        let status = js_DeleteMsg(context, stream, sequence, nil, &code)
+        guard status == NATS_OK else { throw PublishError("delete \(stream) #\(sequence)", status, code) }
+    }
+
+    /// The largest payload the server takes, in bytes.
+    public var maximumPayload: Int { Int(natsConnection_GetMaxPayload(connection)) }
+
     /// The message at `sequence` of `stream`, with the headers named in `headers`.
     public func message(
         _ stream: String,
@@ -223,6 +254,11 @@ public final class JetStream {
         let status = js_GetMsg(&message, context, stream, sequence, nil, &code)
         guard status == NATS_OK, let message else { throw PublishError("get \(stream) #\(sequence)", status, code) }
         defer { natsMsg_Destroy(message) }
+        return Self.read(message, headers: names)
+    }
+
+    /// A copy of `message`'s subject, payload and the headers named in `names`.
+    private static func read(_ message: OpaquePointer, headers names: [String]) -> Message {
         let count = Int(natsMsg_GetDataLength(message))
         var data: [UInt8] = []
         if count > 0, let bytes = natsMsg_GetData(message) {
@@ -236,6 +272,18 @@ public final class JetStream {
             if natsMsgHeader_Get(message, name, &value) == NATS_OK, let value { headers[name] = String(cString: value) }
         }
         return Message(subject: String(cString: natsMsg_GetSubject(message)), data: data, headers: headers)
+    }
+
+    /// The host of a server URL (`tls://user:secret@host:4222` → `host`).
+    static func host(_ url: String) -> String? {
+        guard let scheme = url.firstRange(of: "://") else { return nil }
+        var rest = url[scheme.upperBound...]
+        if let at = rest.lastIndex(of: "@") { rest = rest[rest.index(after: at)...] }
+        if rest.hasPrefix("["), let close = rest.firstIndex(of: "]") {
+            return String(rest[rest.index(after: rest.startIndex)..<close])
+        }
+        let host = rest.prefix { $0 != ":" && $0 != "/" }
+        return host.isEmpty ? nil : String(host)
     }
 
     /// Calls `body` with C strings of `strings`, valid for the call.

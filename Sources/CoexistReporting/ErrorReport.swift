@@ -4,6 +4,7 @@ import CoexistHistory
 import CoexistLegacyStore
 import CoexistMigration
 import CoexistModel
+import CoexistPublish
 public import CoexistRuntime
 import CoexistSQLite
 import CoexistStore
@@ -76,6 +77,10 @@ public struct ErrorReport: Sendable {
         case let error as HistoryArchive.ImportError:
             message = error.description
             exitCode = .dataError
+        case let error as PublishError:
+            // The NATS servers failing after they were reached (a refused setting is a ConfigError).
+            message = error.description
+            exitCode = .unavailable
         default:
             message = "\(error)"
             exitCode = .software

@@ -62,9 +62,10 @@ public final class NatsServer {
         String(decoding: FileManager.default.contents(atPath: logPath) ?? Data(), as: UTF8.self)
     }
 
-    /// Stops the server (SIGTERM) and waits.
+    /// Stops the server and waits: SIGKILL (a test process may run with SIGTERM blocked, and its children
+    /// inherit that; the store is on disk through the page cache either way).
     public func stop() {
-        if process.isRunning { kill(process.processIdentifier, SIGTERM) }
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
         process.waitUntilExit()
     }
 
