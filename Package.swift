@@ -155,7 +155,7 @@ let package = Package(
         "CoexistCoreData", "CoexistData", "CoexistDemo",
         "CoexistLegacyStore", "CoexistStore", "CoexistHistory", "CoexistModel", "CoexistRuntime",
         "CoexistBridge", "CoexistMigration", "CoexistProtocol",
-        "CoexistConfiguration", "CoexistEvents", "CoexistReporting", "CoexistSQLite",
+        "CoexistConfiguration", "CoexistEvents", "CoexistReporting", "CoexistSQLite", "CoexistPublish",
       ],
       swiftSettings: strict
     ),
@@ -268,7 +268,7 @@ let package = Package(
       name: "coexist-bench",
       dependencies: [
         "CoexistLegacyStore", "CoexistStore", "CoexistHistory", "CoexistSQLite", "CoexistModel",
-        "CoexistRuntime", "CoexistCoreData", "CoexistData", "CoexistDemo", "CoexistProtocol",
+        "CoexistRuntime", "CoexistCoreData", "CoexistData", "CoexistDemo", "CoexistProtocol", "CoexistPublish",
         "coexistd", "coexistctl", "coexist-test-helper",
       ],
       swiftSettings: strict

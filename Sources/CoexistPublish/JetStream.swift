@@ -63,7 +63,7 @@ public final class JetStream {
         public let headers: [String: String]
     }
 
-    private let connection: OpaquePointer
+    let connection: OpaquePointer
     private let context: OpaquePointer
     /// How long a request (a publish's ack, a stream query) may take, in milliseconds.
     public let timeout: Int64
@@ -127,6 +127,8 @@ public final class JetStream {
             guard status == NATS_OK else { throw PublishError("TLS certificate \(certificateFile)", status) }
         }
         _ = natsOptions_SetName(options, name)
+        // The servers in the order given: the first is preferred, the others are tried when it fails.
+        _ = natsOptions_SetNoRandomize(options, true)
         _ = natsOptions_SetTimeout(options, timeout)
         // Reconnection is the client's: forever, every 250 ms; publishes fail meanwhile and are retried.
         _ = natsOptions_SetMaxReconnect(options, -1)
@@ -258,7 +260,7 @@ public final class JetStream {
     }
 
     /// A copy of `message`'s subject, payload and the headers named in `names`.
-    private static func read(_ message: OpaquePointer, headers names: [String]) -> Message {
+    static func read(_ message: OpaquePointer, headers names: [String]) -> Message {
         let count = Int(natsMsg_GetDataLength(message))
         var data: [UInt8] = []
         if count > 0, let bytes = natsMsg_GetData(message) {

@@ -4,7 +4,7 @@ import CoexistRuntime
 enum BenchCommand {
     static let usage = """
         usage: coexist-bench [latency|throughput|write-overhead|fan-out|catch-up|history-list|idle|migrate|
-                              adapter-latency|adapter-fetch|adapter-enumerate|snapshot|all]
+                              adapter-latency|adapter-fetch|adapter-enumerate|snapshot|publish|all]
                              [--model PATH] [--count N] [--rate N] [--rows N] [--changes N] [--fetch-rows N]
                              [--enumerate-rows N] [--snapshot-rows N]
                              [--subscribers N,N,...] [--event-rate N] [--fanout-seconds N] [--queue-limit N]
@@ -43,7 +43,12 @@ enum BenchCommand {
                            with enumerate(batchSize: 1000), and a tenth of them: time and peak RSS (flat)
           snapshot         a subscriber reads --snapshot-rows tasks (default 1000000) with "since":"snapshot"
                            vs the same rows read by raw SQL: rows per second of each
-          all              every scenario above (the default)
+          publish          coexistd publishing to a nats-server it starts (Debian's): a writer commits
+                           --count one-row transactions at --rate per second (defaults 2000 and 1000):
+                           commit → message received by a subscriber, p50/p99; then --changes inserts
+                           (default 20000) in 100-row transactions: changes published per second, beside
+                           the same client publishing as many messages itself, acked one by one
+          all              every scenario above but publish (the default)
           crash            SIGKILLs coexistd --rounds times (default 200) while two random writers make
                            --writes saves each (default 400), then checks that nothing was lost, doubled or
                            echoed; one summary line, exit 1 on a failure. --store: on a copy of that
@@ -76,7 +81,7 @@ enum BenchCommand {
         let scenario = try parsed.positionals(min: 0, max: 1).first ?? "all"
         let known = [
             "latency", "throughput", "write-overhead", "fan-out", "catch-up", "history-list", "idle", "migrate", "all",
-            "adapter-latency", "adapter-fetch", "adapter-enumerate", "snapshot",
+            "adapter-latency", "adapter-fetch", "adapter-enumerate", "snapshot", "publish",
             "crash",
             "soak",
         ]
@@ -126,6 +131,16 @@ enum BenchCommand {
                     modelPath: model,
                     count: try number("count", 5_000),
                     rate: try number("rate", 1_000)
+                )
+            )
+        }
+        if scenario == "publish" {
+            report.publish(
+                try PublishScenario.run(
+                    modelPath: model,
+                    count: try number("count", 2_000),
+                    rate: try number("rate", 1_000),
+                    changes: try number("changes", 20_000)
                 )
             )
         }

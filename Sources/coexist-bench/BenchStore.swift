@@ -128,9 +128,10 @@ struct BenchStore {
         return (seconds, peak)
     }
 
-    /// Starts coexistd on the store with extra command-line `options`; returns once its socket answers (at
-    /// once unless `waitForSocket`). With `errorLog`, it logs warnings too, appended to that file.
+    /// Starts coexistd on the store with the configuration file `config` and extra command-line `options`;
+    /// returns once its socket answers (at once unless `waitForSocket`). With `errorLog`, it logs warnings too, appended to that file.
     func startDaemon(
+        config: String = "/dev/null",
         options: [String] = [],
         waitForSocket: Bool = true,
         errorLog: String? = nil
@@ -140,7 +141,7 @@ struct BenchStore {
         let daemon = try ChildProcess(
             path: ChildProcess.executableDirectory() + "/coexistd",
             arguments: [
-                "--config", "/dev/null", "--database", path, "--socket", socket, "--log-level",
+                "--config", config, "--database", path, "--socket", socket, "--log-level",
                 errorLog == nil ? "error" : "warning",
             ] + options,
             errorLog: errorLog

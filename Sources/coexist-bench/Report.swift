@@ -64,6 +64,27 @@ struct Report {
         fields.append("\"adapterLatency\":[" + entries.joined(separator: ",") + "]")
     }
 
+    mutating func publish(_ result: PublishScenario.Result) {
+        rows.append(
+            (
+                "publish", "legacy commit → JetStream message (n \(result.latency.count), missing \(result.missing))",
+                Self.distribution(result.latency)
+            )
+        )
+        let ratio = Double(Int(result.sustained / max(result.direct, 1) * 100)) / 100
+        rows.append(
+            (
+                "publish", "sustained, \(result.changes) changes in 100-row transactions",
+                "\(Int(result.sustained)) changes/s vs the client alone, acked one by one: \(Int(result.direct))/s "
+                    + "(× \(ratio))"
+            )
+        )
+        fields.append(
+            "\"publish\":{\"latency\":\(Self.json(result.latency)),\"missing\":\(result.missing),"
+                + "\"sustained\":\(Int(result.sustained)),\"direct\":\(Int(result.direct))}"
+        )
+    }
+
     mutating func adapterFetch(_ results: [AdapterFetchScenario.Result]) {
         var entries: [String] = []
         for result in results {

@@ -15,7 +15,8 @@ enum TailCommand: Subcommand {
             [--since TOKEN|now] [--entity NAME]... [--side legacy|new] [--mirrors] [--values]
                                    [--name CONSUMER] [--count N] [--follow] [--json]
                                    [--socket PATH | --config FILE | --database FILE]
-            """
+            """,
+            "--nats URL[,URL]... [--stream NAME] [--since TOKEN|now] [--values] [--count N] [--json]",
         ],
         description: """
             Subscribes to coexistd's events and prints one line per change: readable by default (local time,
@@ -23,7 +24,9 @@ enum TailCommand: Subcommand {
             properties, and with --values the values), the protocol's JSON with --json. --name makes a durable
             consumer whose position is acknowledged as it goes. --count stops after N events (exit 0). When
             coexistd stops or goes away first, tail exits 69 (said on stderr), or with --follow reconnects and
-            goes on after the last change it printed.
+            goes on after the last change it printed. With --nats, tail reads what coexistd published to that
+            NATS JetStream stream instead (its [publish] section), in stream order, and goes on with what is
+            published next.
             """,
         options: [
             .value(
@@ -53,12 +56,20 @@ enum TailCommand: Subcommand {
                     + "last change printed, none twice"
             ),
             .flag("json", "print the protocol's JSON lines as they come"),
+            .value(
+                "nats",
+                "URL[,URL]...",
+                "read the changes coexistd published to NATS JetStream from these servers, not the socket"
+            ),
+            .value("stream", "NAME", "with --nats: the stream (default coexist)"),
         ] + SocketTarget.optionSpecs
     )
 
     static func run(_ arguments: [String]) throws -> ExitCode {
         let parsed = try Help.parse(self, arguments)
         _ = try parsed.positionals(min: 0, max: 0)
+        if let servers = parsed.option("nats") { return try NatsTail.run(servers: servers, parsed) }
+        if parsed.option("stream") != nil { throw ArgumentParser.UsageError("--stream goes with --nats") }
         var request = EventRequest("subscribe")
         if let since = parsed.option("since") {
             if since == "now" {

@@ -17,6 +17,7 @@ import Testing
             options: ["--parked-retry-interval", "1s"]
         )
         defer { daemon.stop() }
+        try daemon.waitUntilServing(timeout: 300)
         let client = try SocketClient(path: daemon.socket)
         // A row in the new schema that no history knows of holds the name the legacy app is about to use.
         let raw = try Connection(path: path)

@@ -18,17 +18,21 @@ import Glibc
     final class Fixture: @unchecked Sendable {
         let directory: TemporaryDirectory
         let shared: SharedStore
-        let server: NatsServer
+        /// The server started for the test (nil when it was given `urls`).
+        let server: NatsServer?
+        let url: String
         let config: String
 
-        init(publish extra: String = "") throws {
+        /// With `urls`, coexistd publishes to them; without, to a server started here.
+        init(publish extra: String = "", urls: [String]? = nil) throws {
             directory = try TemporaryDirectory()
             shared = try SharedStore.create(in: directory)
-            server = try NatsServer()
+            server = urls == nil ? try NatsServer() : nil
+            url = server?.url ?? urls?.first ?? ""
             config = directory.file("coexistd.conf")
             try """
             [publish]
-            nats-url = \(server.url)
+            nats-url = \((urls ?? [url]).joined(separator: ", "))
             stream = STREAM
             timeout = 1s
             \(extra)
@@ -117,7 +121,7 @@ import Glibc
     /// order (stream sequence and token agree), none of the bridge's mirrors, and `status` shows no lag.
     @Test func everyChangeOnceInTokenOrder() throws {
         let fixture = try Fixture()
-        defer { fixture.server.stop() }
+        defer { fixture.server?.stop() }
         let daemon = try fixture.daemon()
         defer { _ = daemon.stop() }
         try daemon.waitUntilServing(timeout: 300)
@@ -127,7 +131,7 @@ import Glibc
             expected[try fixture.newSave()] = 1
             if round % 3 == 0 { usleep(20_000) }
         }
-        let stream = try JetStream(servers: [fixture.server.url], name: "test-reader")
+        let stream = try JetStream(servers: [fixture.url], name: "test-reader")
         let total = UInt64(expected.values.reduce(0, +))
         #expect(try fixture.waitForMessages(total, stream) == total, "\(daemon.log)")
         // Published through the file's last token (the mirrors' too, which are skipped): anything more (a
@@ -159,13 +163,13 @@ import Glibc
     /// `framing = transaction` with values: one message per transaction, carrying every change with values.
     @Test func transactionsAsMessages() throws {
         let fixture = try Fixture(publish: "framing = transaction\nvalues = true")
-        defer { fixture.server.stop() }
+        defer { fixture.server?.stop() }
         let daemon = try fixture.daemon()
         defer { _ = daemon.stop() }
         try daemon.waitUntilServing(timeout: 300)
         let first = try fixture.legacySave(3)
         let second = try fixture.newSave()
-        let stream = try JetStream(servers: [fixture.server.url], name: "test-reader")
+        let stream = try JetStream(servers: [fixture.url], name: "test-reader")
         #expect(try fixture.waitForMessages(2, stream) == 2, "\(daemon.log)")
         let messages = try fixture.messages(stream)
         #expect(messages.map(\.token) == [first, second])
@@ -176,7 +180,27 @@ import Glibc
             (change?["values"] as? [String: Any])?["title"] as? String == "legacy 0",
             "\(messages.first?.json ?? [:])"
         )
-        #expect(messages.map(\.id) == messages.map { "\($0.id.split(separator: ":")[0]):\($0.token)" })
+        let store = try StoreMetadata.read(fixture.shared.legacy.connection).storeUUID
+        #expect(messages.map(\.id) == messages.map { "\(store):\($0.token)" })
+        // Read back by coexistctl: a line per change (the transactions' changes), or the messages as they are.
+        let tail = try Self.coexistctl(["tail", "--nats", fixture.url, "--stream", "STREAM", "--count", "2"])
+        #expect(tail.status == 0, "\(tail.stderr)")
+        let lines = tail.stdout.split(separator: "\n")
+        #expect(lines.count == 4 && lines.allSatisfy { $0.contains(" insert ") && $0.contains("Task ") }, "\(lines)")
+        let after = try Self.coexistctl(
+            ["tail", "--nats", fixture.url, "--stream", "STREAM", "--since", "\(first)", "--count", "1", "--json"]
+        )
+        #expect(after.stdout.hasPrefix(#"{"type":"transaction","token":\#(second),"#), "\(after.stdout)")
+        let misuse = try Self.coexistctl(["tail", "--nats", fixture.url, "--follow"])
+        #expect(misuse.status == 64)
+    }
+
+    /// coexistctl with `arguments`, killed after a minute (a tail that never ends is a failure, not a hang).
+    static func coexistctl(_ arguments: [String]) throws -> ProductProcess.Result {
+        try ProductProcess.run(
+            path: "/usr/bin/timeout",
+            ["-s", "KILL", "60", ProductProcess.productsDirectory + "/coexistctl"] + arguments
+        )
     }
 
     /// SIGKILL coexistd again and again while a writer commits; after the last restart the stream holds every
@@ -185,7 +209,7 @@ import Glibc
         // A duplicate window shorter than each restart: what was published before the kill is found in the
         // stream itself, not dropped by the server's window.
         let fixture = try Fixture(publish: "duplicate-window = 1s")
-        defer { fixture.server.stop() }
+        defer { fixture.server?.stop() }
         let writing = Atomic(true)
         let tokens = Mutex<[Int64]>([])
         let writer = Thread {
@@ -199,7 +223,7 @@ import Glibc
             writing.store(false, ordering: .relaxed)
             while !writer.isFinished { usleep(10_000) }
         }
-        let reader = try JetStream(servers: [fixture.server.url], name: "test-counter")
+        let reader = try JetStream(servers: [fixture.url], name: "test-counter")
         var from: Int64?
         for round in 0..<5 {
             let daemon = try fixture.daemon()
@@ -227,7 +251,7 @@ import Glibc
         defer { _ = daemon.stop() }
         try daemon.waitUntilServing(timeout: 300)
         let written = tokens.withLock { $0 }
-        let stream = try JetStream(servers: [fixture.server.url], name: "test-reader")
+        let stream = try JetStream(servers: [fixture.url], name: "test-reader")
         // The first daemon starts publishing from the last token it saw: what was written before is not
         // expected; everything after is.
         let messages = try waitForLast(written.last ?? 0, stream, fixture)
@@ -249,9 +273,9 @@ import Glibc
         defer { _ = daemon.stop() }
         try daemon.waitUntilServing(timeout: 300)
         var tokens = [try fixture.legacySave()]
-        let stream = try JetStream(servers: [fixture.server.url], name: "test-reader")
+        let stream = try JetStream(servers: [fixture.url], name: "test-reader")
         #expect(try fixture.waitForMessages(1, stream) == 1)
-        fixture.server.stop()
+        fixture.server?.stop()
         let outage = Date()
         while Date().timeIntervalSince(outage) < 5 {
             tokens.append(try fixture.legacySave())
@@ -276,9 +300,9 @@ import Glibc
             lagLater = try fixture.publishLag(daemon) ?? 0
         }
         #expect(lagLater > lagDuring)
-        try fixture.server.restart()
-        defer { fixture.server.stop() }
-        let reader = try JetStream(servers: [fixture.server.url], name: "test-reader-2")
+        try fixture.server?.restart()
+        defer { fixture.server?.stop() }
+        let reader = try JetStream(servers: [fixture.url], name: "test-reader-2")
         let messages = try waitForLast(tokens.last ?? 0, reader, fixture)
         #expect(messages.map(\.token) == tokens, "\(daemon.log)")
         #expect(daemon.log.contains("publishing to stream STREAM failed (retrying)"), "\(daemon.log)")
@@ -290,11 +314,11 @@ import Glibc
     /// and goes on from its position, publishing nothing twice.
     @Test func aStreamWithoutItsLastMessageIsResumed() throws {
         let fixture = try Fixture()
-        defer { fixture.server.stop() }
+        defer { fixture.server?.stop() }
         let first = try fixture.daemon()
         try first.waitUntilServing(timeout: 300)
         let tokens = [try fixture.legacySave(), try fixture.legacySave()]
-        let stream = try JetStream(servers: [fixture.server.url], name: "test-reader")
+        let stream = try JetStream(servers: [fixture.url], name: "test-reader")
         #expect(try fixture.waitForMessages(2, stream) == 2)
         #expect(try fixture.waitForNoLag(first) == 0)
         #expect(first.stop() == 0)
@@ -318,6 +342,43 @@ import Glibc
         #expect(tokens.allSatisfy { $0 < third })
     }
 
+    /// A three-node cluster with the stream on three replicas: the node coexistd publishes to (the first of
+    /// its servers) is killed mid-stream; it goes on through another, and a consumer on a surviving node gets
+    /// every change once, in order.
+    @Test func aClusterNodeLostMidStream() throws {
+        let cluster = try NatsCluster()
+        defer { cluster.stop() }
+        // The stream on three replicas once the cluster has elected its JetStream leader.
+        let admin = try JetStream(servers: [cluster.urls[1]], name: "test-admin")
+        let ready = Date().addingTimeInterval(120)
+        var created = false
+        while !created && Date() < ready {
+            created = (try? admin.ensureStream("STREAM", subject: "coexist.*.*.*", replicas: 3)) != nil
+            if !created { usleep(250_000) }
+        }
+        #expect(created, "\(cluster.nodes[0].log)")
+        let fixture = try Fixture(publish: "replicas = 3", urls: cluster.urls)
+        let daemon = try fixture.daemon()
+        defer { _ = daemon.stop() }
+        try daemon.waitUntilServing(timeout: 300)
+        var tokens: [Int64] = []
+        for round in 0..<30 {
+            tokens.append(try fixture.legacySave(2))
+            if round == 10 {
+                // Once the first changes are in the stream, the node coexistd is connected to dies.
+                let reader = try JetStream(servers: [cluster.urls[2]], name: "test-reader")
+                #expect(try fixture.waitForMessages(2, reader) >= 2)
+                cluster.nodes[0].stop()
+            }
+            usleep(20_000)
+        }
+        #expect(try fixture.waitForNoLag(daemon) == 0, "\(daemon.log)")
+        let reader = try JetStream(servers: [cluster.urls[2]], name: "test-reader-2")
+        let messages = try waitForLast(tokens.last ?? 0, reader, fixture)
+        #expect(messages.map(\.token) == tokens.flatMap { [$0, $0] }, "\(daemon.log)")
+        #expect(Set(messages.map(\.id)).count == messages.count)
+    }
+
     /// The stream's messages once its last one carries `token` (up to two minutes).
     private func waitForLast(
         _ token: Int64,
@@ -337,7 +398,7 @@ import Glibc
     /// start, naming the line, with nothing written.
     @Test func misconfigurationStopsTheStart() throws {
         let fixture = try Fixture()
-        defer { fixture.server.stop() }
+        defer { fixture.server?.stop() }
         let files = [fixture.shared.legacy.path, fixture.shared.legacy.path + "-wal"]
         let before = files.map { FileManager.default.contents(atPath: $0) }
         func start(_ text: String) throws -> (status: Int32, log: String) {
@@ -349,9 +410,9 @@ import Glibc
         let unreachable = try start("[publish]\nnats-url = nats://127.0.0.1:1\ntimeout = 500ms\n")
         #expect(unreachable.status == 78, "\(unreachable.log)")
         #expect(unreachable.log.contains("coexistd.conf:2: cannot publish to nats://127.0.0.1:1"), "\(unreachable.log)")
-        let js = try JetStream(servers: [fixture.server.url], name: "test")
+        let js = try JetStream(servers: [fixture.url], name: "test")
         try js.ensureStream("STREAM", subject: "other.>")
-        let other = try start("[publish]\nnats-url = \(fixture.server.url)\nstream = STREAM\n")
+        let other = try start("[publish]\nnats-url = \(fixture.url)\nstream = STREAM\n")
         #expect(other.status == 78, "\(other.log)")
         #expect(other.log.contains("coexistd.conf:3:") && other.log.contains("does not take subject coexist.*.*.*"))
         for (text, message) in [

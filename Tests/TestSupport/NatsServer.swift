@@ -73,3 +73,46 @@ public final class NatsServer {
         if process.isRunning { kill(process.processIdentifier, SIGKILL) }
     }
 }
+
+/// Three `nats-server -js` processes clustered on loopback ports (routes between them), each with its own
+/// store in a temporary folder: for streams with three replicas. Never a mock.
+public final class NatsCluster {
+    public let nodes: [NatsServer]
+
+    /// Starts the three nodes; ``waitForJetStream(_:)`` tells when the cluster has a JetStream leader.
+    public init() throws {
+        let ports = try (0..<3).map { _ in try Self.freePort() }
+        nodes = try (0..<3).map { index in
+            let routes = ports.enumerated().filter { $0.offset != index }.map { "nats://127.0.0.1:\($0.element)" }
+            return try NatsServer(extraArguments: [
+                "--server_name", "node\(index)", "--cluster_name", "coexist",
+                "--cluster", "nats://127.0.0.1:\(ports[index])", "--routes", routes.joined(separator: ","),
+            ])
+        }
+    }
+
+    /// Every node's URL, in order.
+    public var urls: [String] { nodes.map(\.url) }
+
+    /// Stops every node.
+    public func stop() { nodes.forEach { $0.stop() } }
+
+    /// A loopback TCP port nobody listens on now.
+    static func freePort() throws -> Int {
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard descriptor >= 0 else { throw CocoaError(.fileReadUnknown) }
+        defer { close(descriptor) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer in
+                bind(descriptor, pointer, length) == 0 && getsockname(descriptor, pointer, &length) == 0
+            }
+        }
+        guard bound else { throw CocoaError(.fileReadUnknown) }
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
+}

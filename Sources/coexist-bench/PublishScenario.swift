@@ -1,0 +1,130 @@
+import CoexistPublish
+import CoexistRuntime
+import FoundationEssentials
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// *publish*: coexistd publishing to a real `nats-server -js` (Debian's, started here on a loopback port with
+/// its store in the bench's temporary folder). A plain NATS subscriber in this process on the stream's
+/// subjects takes the time each message arrives.
+/// - latency: a writer process commits `count` one-row transactions at `rate` per second on the legacy side:
+///   commit → message received (the server routes a message to subscribers as it stores it; its ack to
+///   coexistd leaves at the same moment).
+/// - sustained: a writer commits `changes` inserts in 100-row transactions as fast as it can: changes
+///   published per second (first commit → last message received), side by side with this process
+///   publishing the same number of messages of the same size through the same client, each acknowledged
+///   before the next (the client's limit for unpipelined publishing).
+enum PublishScenario {
+    struct Result: Sendable {
+        var latency: Measure.Distribution
+        var missing: Int
+        var changes: Int
+        /// Changes per second published by coexistd, and messages per second published directly.
+        var sustained: Double
+        var direct: Double
+    }
+
+    static func run(modelPath: String, count: Int, rate: Int, changes: Int) throws -> Result {
+        let store = try BenchStore(modelPath: modelPath)
+        defer { store.remove() }
+        let (server, url) = try startServer(in: store.directory)
+        defer {
+            server.killNow()
+            _ = server.wait()
+        }
+        let config = store.directory + "/publish.conf"
+        try Data("[publish]\nnats-url = \(url)\nstream = BENCH\n".utf8).write(to: URL(fileURLWithPath: config))
+        let daemon = try store.startDaemon(config: config)
+        defer {
+            daemon.terminate()
+            _ = daemon.wait()
+        }
+        let client = try JetStream(servers: [url], name: "coexist-bench")
+        let subscription = try client.subscribe("coexist.>")
+
+        // Latency: one-row transactions at the rate.
+        let output = store.directory + "/commits-publish"
+        let writer = try ChildProcess(
+            path: ChildProcess.executableDirectory() + "/coexist-bench",
+            arguments: ["writer", "legacy", store.path, "\(count)", "\(rate)", output]
+        )
+        var received: [Int64: Int64] = [:]
+        var sample: [UInt8] = []
+        let deadline = Measure.now() + Int64(count / max(rate, 1) + 60) * 1_000_000_000
+        while received.count < count, Measure.now() < deadline {
+            guard let message = try subscription.next(timeout: 1_000, headers: ["Coexist-Token"]) else { continue }
+            let now = Measure.now()
+            if let token = Int64(message.headers["Coexist-Token"] ?? "") { received[token] = now }
+            sample = message.data
+        }
+        guard writer.wait() == 0 else { throw BenchError("the writer failed") }
+        var latencies: [Int64] = []
+        var committed = 0
+        for line in (Measure.readFile(output) ?? "").split(separator: "\n") {
+            let fields = line.split(separator: " ")
+            guard fields.count == 2, let token = Int64(fields[0]), let time = Int64(fields[1]) else { continue }
+            committed += 1
+            if let arrival = received[token] { latencies.append(arrival - time) }
+        }
+
+        // Sustained: 100-row transactions as fast as the writer commits them.
+        let transactions = max(1, changes / 100)
+        let burst = store.directory + "/commits-burst"
+        let start = Measure.now()
+        let burstWriter = try ChildProcess(
+            path: ChildProcess.executableDirectory() + "/coexist-bench",
+            arguments: ["writer", "legacy", store.path, "\(transactions)", "1000000", burst, "100"]
+        )
+        var arrived = 0
+        var last = start
+        let burstDeadline = Measure.now() + Int64(changes / 1_000 + 120) * 1_000_000_000
+        while arrived < transactions * 100, Measure.now() < burstDeadline {
+            guard try subscription.next(timeout: 1_000) != nil else { continue }
+            arrived += 1
+            last = Measure.now()
+        }
+        guard burstWriter.wait() == 0 else { throw BenchError("the burst writer failed") }
+        guard arrived == transactions * 100 else {
+            throw BenchError("\(arrived) of \(transactions * 100) changes were published")
+        }
+        let sustained = Double(arrived) / (Double(last - start) / 1e9)
+
+        // The same client publishing messages of the same size itself, each acknowledged.
+        try client.ensureStream("DIRECT", subject: "direct.>")
+        let directStart = Measure.now()
+        for index in 0..<arrived {
+            _ = try client.publish(subject: "direct.Task.insert", data: sample, messageID: "direct:\(index)")
+        }
+        let direct = Double(arrived) / (Double(Measure.now() - directStart) / 1e9)
+        return Result(
+            latency: Measure.Distribution(latencies),
+            missing: committed - latencies.count,
+            changes: arrived,
+            sustained: sustained,
+            direct: direct
+        )
+    }
+
+    /// Starts `nats-server -js` on a free loopback port with its store in `directory`: the process and its URL.
+    private static func startServer(in directory: String) throws -> (ChildProcess, String) {
+        let log = directory + "/nats.log"
+        let server = try ChildProcess(
+            path: "/usr/sbin/nats-server",
+            arguments: ["-js", "-a", "127.0.0.1", "-p", "-1", "-sd", directory + "/nats", "-l", log]
+        )
+        let deadline = Measure.now() + 20_000_000_000
+        while Measure.now() < deadline {
+            let text = Measure.readFile(log) ?? ""
+            if let range = text.range(of: "Listening for client connections on ") {
+                let address = text[range.upperBound...].prefix { $0 != "\n" && $0 != "\r" }
+                return (server, "nats://" + address)
+            }
+            usleep(20_000)
+        }
+        server.killNow()
+        _ = server.wait()
+        throw BenchError("nats-server did not start (is it installed? .ci/install-deps installs it)")
+    }
+}
