@@ -175,6 +175,11 @@ final class PublishService: @unchecked Sendable {
         var store: String
         /// The position recorded durably (posted).
         var position: Int64
+        /// The position acknowledged and not posted yet, and when the last was posted: positions are posted
+        /// at most every ``postInterval`` (each is a write by the bridge service; the stream's last message
+        /// says where a restart resumes anyway).
+        var unposted: Int64?
+        var postedAt: UInt64 = 0
         /// Everything up to it is in the stream (acknowledged, or found there).
         var mark: Mark
         var failing = false
@@ -200,7 +205,10 @@ final class PublishService: @unchecked Sendable {
         started.signal()
         while true {
             let (stop, reopen, held) = shared.withLock { ($0.stop, $0.reopen, $0.held) }
-            if stop { return }
+            if stop {
+                flushPosition(&state)
+                return
+            }
             var ready = !held
             if reopen {
                 do {
@@ -214,7 +222,9 @@ final class PublishService: @unchecked Sendable {
             }
             if ready { publishPending(&state) }
             var descriptor = pollfd(fd: wake.descriptor, events: Int16(POLLIN), revents: 0)
-            let timeout = state.failing ? state.backoff : configuration.pollInterval
+            flushPosition(&state, force: false)
+            var timeout = state.failing ? state.backoff : configuration.pollInterval
+            if state.unposted != nil { timeout = min(timeout, Self.postInterval) }
             _ = poll(&descriptor, 1, Int32(clamping: timeout / 1_000_000))
             _ = wake.drain()
         }
@@ -427,8 +437,23 @@ final class PublishService: @unchecked Sendable {
     /// Records `token` as the position (never backwards).
     private func post(_ token: Int64, _ state: inout State) {
         guard token > state.position else { return }
+        state.unposted = token
+        shared.withLock { $0.position = token }
+        flushPosition(&state, force: false)
+    }
+
+    /// How often at most an acknowledged position is posted.
+    static let postInterval: UInt64 = 100_000_000
+
+    /// Posts the acknowledged position when one is waiting and the interval has passed (or `force`).
+    private func flushPosition(_ state: inout State, force: Bool = true) {
+        guard let token = state.unposted else { return }
+        let now = Monotonic.now()
+        guard force || now >= state.postedAt + Self.postInterval else { return }
         consumers.post(name: Self.consumerName(settings.stream), token: token, at: TransactionWriter.now())
         state.position = token
+        state.unposted = nil
+        state.postedAt = now
     }
 
     /// Thrown inside a page when the daemon stops: what was acknowledged is kept in the mark.

@@ -129,6 +129,9 @@ public final class JetStream {
         _ = natsOptions_SetName(options, name)
         // The servers in the order given: the first is preferred, the others are tried when it fails.
         _ = natsOptions_SetNoRandomize(options, true)
+        // Each publish is written to the socket at once, not by the client's flusher thread (a thread hop on
+        // every message: milliseconds on a loaded machine).
+        _ = natsOptions_SetSendAsap(options, true)
         _ = natsOptions_SetTimeout(options, timeout)
         // Reconnection is the client's: forever, every 250 ms; publishes fail meanwhile and are retried.
         _ = natsOptions_SetMaxReconnect(options, -1)
