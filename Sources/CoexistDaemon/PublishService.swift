@@ -307,7 +307,9 @@ final class PublishService: @unchecked Sendable {
                     break
                 }
                 var published = 0
-                for transaction in page { published += try publish(transaction, &state) }
+                var pending: [Pending] = []
+                for transaction in page { pending += try self.pending(transaction, state) }
+                published += try send(pending, &state)
                 state.mark = Mark(token: final.token, index: nil)
                 shared.withLock {
                     $0.published += published
@@ -326,10 +328,19 @@ final class PublishService: @unchecked Sendable {
         }
     }
 
-    /// Publishes the messages of `transaction` past the mark; returns how many.
-    private func publish(_ transaction: HistoryTransaction, _ state: inout State) throws -> Int {
+    /// One message to publish and where the stream stands once it is in.
+    private struct Pending {
+        let mark: Mark
+        let outgoing: JetStream.Outgoing
+    }
+
+    /// How many messages are in flight at most (sent, their acknowledgements not yet read).
+    static let window = 256
+
+    /// The messages of `transaction` past the mark (none for a mirror unless `mirrors`).
+    private func pending(_ transaction: HistoryTransaction, _ state: State) throws -> [Pending] {
         let isMirror = transaction.author == state.engine.configuration.author
-        guard !isMirror || settings.mirrors, Mark(token: transaction.token, index: nil) > state.mark else { return 0 }
+        guard !isMirror || settings.mirrors, Mark(token: transaction.token, index: nil) > state.mark else { return [] }
         let events = try state.source.events(transaction, values: settings.values)
         let messages = Self.messages(
             events,
@@ -338,11 +349,10 @@ final class PublishService: @unchecked Sendable {
             subjects: subjects,
             store: state.store
         )
-        var count = 0
+        var result: [Pending] = []
         for (index, message) in messages.enumerated() {
             let mark = Mark(token: transaction.token, index: settings.framing == .event ? index : nil)
             guard mark > state.mark else { continue }
-            if shared.withLock({ $0.stop }) { throw Stopping() }
             var data = message.data
             if data.count > state.maximumPayload - 4_096 {
                 // Never publishable as it is: a notice in its place keeps the stream whole (the consumer reads
@@ -356,17 +366,49 @@ final class PublishService: @unchecked Sendable {
                     #"{"type":"oversize","token":\#(transaction.token),"index":\#(index),"bytes":\#(data.count)}"#.utf8
                 )
             }
-            _ = try stream.publish(
-                subject: message.subject,
-                data: data,
-                messageID: message.messageID,
-                headers: message.headers
+            result.append(
+                Pending(
+                    mark: mark,
+                    outgoing: JetStream.Outgoing(
+                        subject: message.subject,
+                        data: data,
+                        messageID: message.messageID,
+                        headers: message.headers
+                    )
+                )
             )
-            state.mark = mark
-            count += 1
         }
-        state.mark = Mark(token: transaction.token, index: nil)
-        return count
+        return result
+    }
+
+    /// Publishes `pending` in order, ``window`` messages in flight at a time; the mark moves with each
+    /// acknowledgement. Returns how many were acknowledged; throws at the first message that could not be
+    /// (the mark is then on the message before it).
+    private func send(_ pending: [Pending], _ state: inout State) throws -> Int {
+        var start = 0
+        while start < pending.count {
+            if shared.withLock({ $0.stop }) { throw Stopping() }
+            let window = Array(pending[start..<min(pending.count, start + Self.window)])
+            let outcomes = try stream.publish(window: window.map(\.outgoing))
+            let acknowledged = outcomes.prefix { if case .acknowledged = $0 { true } else { false } }.count
+            if acknowledged > 0 { state.mark = window[acknowledged - 1].mark }
+            start += acknowledged
+            guard acknowledged < window.count else { continue }
+            switch outcomes[acknowledged] {
+            case .refused(let code, _) where code == JetStream.wrongLastMessageID && acknowledged > 0:
+                // Another publisher's message came in between: the rest goes again as a new window.
+                continue
+            case .refused(let code, let description):
+                throw PublishError("publish", message: "refused: \(description)", code: code)
+            case .unanswered, .acknowledged:
+                throw PublishError(
+                    "publish",
+                    message: "no acknowledgement within \(stream.timeout) ms",
+                    unavailable: true
+                )
+            }
+        }
+        return start
     }
 
     /// The messages of one transaction's events.

@@ -27,11 +27,12 @@ public struct PublishError: Error, Sendable, CustomStringConvertible {
         unavailable = [NATS_NO_SERVER, NATS_TIMEOUT, NATS_CONNECTION_CLOSED, NATS_NO_RESPONDERS].contains(status)
     }
 
-    init(_ operation: String, message: String) {
+    /// A failure described by `message`; `unavailable` when the server did not answer.
+    public init(_ operation: String, message: String, code: Int = 0, unavailable: Bool = false) {
         self.operation = operation
         status = message
-        code = 0
-        unavailable = false
+        self.code = code
+        self.unavailable = unavailable
     }
 }
 
@@ -67,6 +68,9 @@ public final class JetStream {
     private let context: OpaquePointer
     /// How long a request (a publish's ack, a stream query) may take, in milliseconds.
     public let timeout: Int64
+    /// The reply subscription of pipelined publishes, and the number of the next reply subject.
+    var inbox: (prefix: String, subscription: Subscription)?
+    var nextReply: UInt64 = 1
 
     /// How the client proves who it is and checks the server.
     public struct Security: Sendable, Equatable {
@@ -151,6 +155,7 @@ public final class JetStream {
     }
 
     deinit {
+        inbox = nil
         jsCtx_Destroy(context)
         natsConnection_Close(connection)
         natsConnection_Destroy(connection)

@@ -12,10 +12,10 @@ import Glibc
 /// - latency: a writer process commits `count` one-row transactions at `rate` per second on the legacy side:
 ///   commit → message received (the server routes a message to subscribers as it stores it; its ack to
 ///   coexistd leaves at the same moment).
-/// - sustained: a writer commits `changes` inserts in 100-row transactions as fast as it can: changes
-///   published per second (first commit → last message received), side by side with this process
-///   publishing the same number of messages of the same size through the same client, each acknowledged
-///   before the next (the client's limit for unpipelined publishing).
+/// - sustained: with coexistd stopped, a writer commits `changes` inserts in 100-row transactions; coexistd
+///   starts again and publishes that backlog while it mirrors it: changes published per second (first
+///   message received → last), side by side with this process publishing the same number of messages of the
+///   same size through the same client, each acknowledged before the next (unpipelined publishing).
 enum PublishScenario {
     struct Result: Sendable {
         var latency: Measure.Distribution
@@ -36,7 +36,7 @@ enum PublishScenario {
         }
         let config = store.directory + "/publish.conf"
         try Data("[publish]\nnats-url = \(url)\nstream = BENCH\n".utf8).write(to: URL(fileURLWithPath: config))
-        let daemon = try store.startDaemon(config: config)
+        var daemon = try store.startDaemon(config: config)
         defer {
             daemon.terminate()
             _ = daemon.wait()
@@ -69,27 +69,32 @@ enum PublishScenario {
             if let arrival = received[token] { latencies.append(arrival - time) }
         }
 
-        // Sustained: 100-row transactions as fast as the writer commits them.
+        // Sustained: a backlog of 100-row transactions, written while coexistd is stopped, published while it
+        // is mirrored.
+        daemon.terminate()
+        _ = daemon.wait()
         let transactions = max(1, changes / 100)
         let burst = store.directory + "/commits-burst"
-        let start = Measure.now()
         let burstWriter = try ChildProcess(
             path: ChildProcess.executableDirectory() + "/coexist-bench",
             arguments: ["writer", "legacy", store.path, "\(transactions)", "1000000", burst, "100"]
         )
+        guard burstWriter.wait() == 0 else { throw BenchError("the burst writer failed") }
+        daemon = try store.startDaemon(config: config)
         var arrived = 0
-        var last = start
+        var first: Int64?
+        var last: Int64 = 0
         let burstDeadline = Measure.now() + Int64(changes / 1_000 + 120) * 1_000_000_000
         while arrived < transactions * 100, Measure.now() < burstDeadline {
             guard try subscription.next(timeout: 1_000) != nil else { continue }
             arrived += 1
             last = Measure.now()
+            if first == nil { first = last }
         }
-        guard burstWriter.wait() == 0 else { throw BenchError("the burst writer failed") }
         guard arrived == transactions * 100 else {
             throw BenchError("\(arrived) of \(transactions * 100) changes were published")
         }
-        let sustained = Double(arrived) / (Double(last - start) / 1e9)
+        let sustained = Double(arrived - 1) / (Double(last - (first ?? last)) / 1e9)
 
         // The same client publishing messages of the same size itself, each acknowledged.
         try client.ensureStream("DIRECT", subject: "direct.>")

@@ -54,4 +54,41 @@ import Testing
             #expect(error.unavailable, "\(error)")
         }
     }
+
+    /// A pipelined window: acknowledged in order; a message the server does not store makes every later one
+    /// of the window refused (each expects its predecessor as the stream's last), so the stream never holds a
+    /// message whose predecessor is missing; another publisher's message in between is the same refusal.
+    @Test func aWindowNeverLeavesAGap() throws {
+        let server = try NatsServer()
+        defer { server.stop() }
+        let js = try JetStream(servers: [server.url], name: "coexist-test")
+        try js.ensureStream("COEXIST", subject: "coexist.>")
+        func outgoing(_ subject: String, _ id: String) -> JetStream.Outgoing {
+            JetStream.Outgoing(subject: subject, data: Array(id.utf8), messageID: id, headers: [("Coexist-Token", id)])
+        }
+        let first = try js.publish(window: (1...5).map { outgoing("coexist.a", "m\($0)") })
+        #expect(first == (1...5).map { .acknowledged(JetStream.Ack(sequence: UInt64($0), duplicate: false)) })
+        // The first message goes nowhere (no stream takes its subject): the next ones are refused.
+        let broken = try js.publish(window: [outgoing("elsewhere.a", "x1"), outgoing("coexist.a", "x2")])
+        #expect(broken.first == .refused(code: 503, description: "no stream takes the subject"), "\(broken)")
+        guard case .refused(let code, _)? = broken.last else {
+            Issue.record("the second message was stored after a missing one: \(broken)")
+            return
+        }
+        #expect(code == JetStream.wrongLastMessageID)
+        #expect(try js.state(of: "COEXIST").messages == 5)
+        // A message whose predecessor is not the stream's last (here: the predecessor was a copy the server
+        // dropped, m1) is refused the same way; sent again as a new window, it is stored.
+        let other = try JetStream(servers: [server.url], name: "other")
+        _ = try other.publish(subject: "coexist.b", data: [1], messageID: "other-1")
+        let copy = try js.publish(window: [outgoing("coexist.a", "m1"), outgoing("coexist.a", "m6")])
+        #expect(copy.first == .acknowledged(JetStream.Ack(sequence: 1, duplicate: true)), "\(copy)")
+        guard case .refused(let refusal, _)? = copy.last else {
+            Issue.record("m6 was stored after a message that is not the stream's last: \(copy)")
+            return
+        }
+        #expect(refusal == JetStream.wrongLastMessageID)
+        let again = try js.publish(window: [outgoing("coexist.a", "m6")])
+        #expect(again == [.acknowledged(JetStream.Ack(sequence: 7, duplicate: false))])
+    }
 }

@@ -1,0 +1,137 @@
+internal import CNats
+import FoundationEssentials
+
+#if canImport(Glibc)
+internal import Glibc
+#endif
+
+extension JetStream {
+    /// One message of a pipelined window.
+    public struct Outgoing: Sendable {
+        public var subject: String
+        public var data: [UInt8]
+        /// The id the server's duplicate window knows it by.
+        public var messageID: String
+        public var headers: [(String, String)]
+
+        /// A message.
+        public init(subject: String, data: [UInt8], messageID: String, headers: [(String, String)]) {
+            self.subject = subject
+            self.data = data
+            self.messageID = messageID
+            self.headers = headers
+        }
+    }
+
+    /// What became of one message of a window.
+    public enum Outcome: Sendable, Equatable {
+        /// Stored (or a duplicate of a stored one).
+        case acknowledged(Ack)
+        /// Refused by the server: JetStream's error code and description.
+        case refused(code: Int, description: String)
+        /// No answer within the timeout (the server or the connection away), or never sent.
+        case unanswered
+    }
+
+    /// The error code of a message whose previous message is not the stream's last.
+    public static let wrongLastMessageID = 10_070
+
+    /// Publishes `window` without waiting for each acknowledgement, then waits (up to the timeout) for them
+    /// all; returns each message's outcome, in order.
+    ///
+    /// Every message but the first carries `Nats-Expected-Last-Msg-Id`: the previous one's id. The server
+    /// stores a message only right after its predecessor, so the stream never holds a message of the window
+    /// whose predecessor was lost (a gap), whatever fails: the acknowledged messages are always a prefix of
+    /// the window followed, at most, by messages refused with ``wrongLastMessageID`` or unanswered. A message
+    /// another publisher stored in between makes the rest of the window refused the same way: the caller
+    /// sends them again as a new window.
+    public func publish(window: [Outgoing]) throws(PublishError) -> [Outcome] {
+        let inbox = try replies()
+        let base = nextReply
+        nextReply += UInt64(window.count)
+        var sent = 0
+        for (index, outgoing) in window.enumerated() {
+            var message: OpaquePointer?
+            let reply = "\(inbox.prefix).\(base + UInt64(index))"
+            var status = outgoing.data.withUnsafeBufferPointer { bytes in
+                natsMsg_Create(
+                    &message,
+                    outgoing.subject,
+                    reply,
+                    bytes.baseAddress.map { UnsafeRawPointer($0) },
+                    Int32(bytes.count)
+                )
+            }
+            guard status == NATS_OK, let message else { throw PublishError("message", status) }
+            defer { natsMsg_Destroy(message) }
+            status = natsMsgHeader_Set(message, "Nats-Msg-Id", outgoing.messageID)
+            if status == NATS_OK, index > 0 {
+                status = natsMsgHeader_Set(message, "Nats-Expected-Last-Msg-Id", window[index - 1].messageID)
+            }
+            for (name, value) in outgoing.headers where status == NATS_OK {
+                status = natsMsgHeader_Set(message, name, value)
+            }
+            guard status == NATS_OK else { throw PublishError("headers", status) }
+            // A message that cannot be sent (the connection is away) ends the window: the rest are unanswered.
+            guard natsConnection_PublishMsg(connection, message) == NATS_OK else { break }
+            sent += 1
+        }
+        var outcomes = [Outcome](repeating: .unanswered, count: window.count)
+        var answered = 0
+        let deadline = Self.monotonicMilliseconds() + timeout
+        while answered < sent {
+            let left = deadline - Self.monotonicMilliseconds()
+            guard left > 0, let reply = try inbox.subscription.reply(timeout: left) else { break }
+            let subject: String?
+            let outcome: Outcome
+            switch reply {
+            case .message(let message):
+                subject = message.subject
+                outcome = Self.outcome(message.data)
+            case .noResponders(let replySubject):
+                subject = replySubject
+                outcome = .refused(code: 503, description: "no stream takes the subject")
+            }
+            // Replies to an earlier window that timed out arrive late: they are not this window's. A reply
+            // without its subject is the first unanswered message's (the others depend on it).
+            let number =
+                subject.flatMap { $0.split(separator: ".").last.flatMap { UInt64($0) } }
+                ?? outcomes.firstIndex(of: .unanswered).map { base + UInt64($0) }
+            guard let number, number >= base, number < base + UInt64(window.count) else { continue }
+            let index = Int(number - base)
+            guard outcomes[index] == .unanswered else { continue }
+            outcomes[index] = outcome
+            answered += 1
+        }
+        return outcomes
+    }
+
+    /// The outcome a JetStream reply says: `{"stream":…,"seq":N,"duplicate":true}` or `{"error":{…}}`;
+    /// an empty reply (no responders: no stream takes the subject) is a refusal with code 503.
+    static func outcome(_ data: [UInt8]) -> Outcome {
+        struct Reply: Decodable {
+            struct Failure: Decodable {
+                var code: Int?
+                var err_code: Int?
+                var description: String?
+            }
+            var seq: UInt64?
+            var duplicate: Bool?
+            var error: Failure?
+        }
+        guard !data.isEmpty else { return .refused(code: 503, description: "no stream takes the subject") }
+        guard let reply = try? JSONDecoder().decode(Reply.self, from: Data(data)) else {
+            return .refused(code: 0, description: String(decoding: data.prefix(200), as: UTF8.self))
+        }
+        if let error = reply.error {
+            return .refused(code: error.err_code ?? error.code ?? 0, description: error.description ?? "")
+        }
+        return .acknowledged(Ack(sequence: reply.seq ?? 0, duplicate: reply.duplicate ?? false))
+    }
+
+    private static func monotonicMilliseconds() -> Int64 {
+        var now = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &now)
+        return Int64(now.tv_sec) * 1_000 + Int64(now.tv_nsec) / 1_000_000
+    }
+}
