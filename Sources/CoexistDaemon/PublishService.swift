@@ -335,7 +335,7 @@ final class PublishService: @unchecked Sendable {
     }
 
     /// How many messages are in flight at most (sent, their acknowledgements not yet read).
-    static let window = 256
+    static let window = 1_024
 
     /// The messages of `transaction` past the mark (none for a mirror unless `mirrors`).
     private func pending(_ transaction: HistoryTransaction, _ state: State) throws -> [Pending] {
