@@ -42,13 +42,15 @@ static inline natsStatus coexist_js_ensure_stream(jsCtx *js, const char *name, c
     return status;
 }
 
-/// The stream's message count and last sequence.
+/// The stream's message count, first and last sequence.
 static inline natsStatus coexist_js_stream_state(jsCtx *js, const char *name, uint64_t *messages,
-                                                 uint64_t *lastSequence, jsErrCode *errCode) {
+                                                 uint64_t *firstSequence, uint64_t *lastSequence,
+                                                 jsErrCode *errCode) {
     jsStreamInfo *info = NULL;
     natsStatus status = js_GetStreamInfo(&info, js, name, NULL, errCode);
     if (status != NATS_OK) return status;
     *messages = info->State.Msgs;
+    *firstSequence = info->State.FirstSeq;
     *lastSequence = info->State.LastSeq;
     jsStreamInfo_Destroy(info);
     return NATS_OK;

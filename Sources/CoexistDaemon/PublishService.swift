@@ -187,6 +187,9 @@ final class PublishService: @unchecked Sendable {
         var warning = RepeatingWarning()
         /// The server's largest payload: a bigger message is replaced by a notice of its size.
         var maximumPayload: Int
+        /// Messages in flight at most now: halved when another publisher's messages come in between, doubled
+        /// back after each window acknowledged whole.
+        var window = PublishService.window
     }
 
     private func run() {
@@ -334,8 +337,10 @@ final class PublishService: @unchecked Sendable {
         let outgoing: JetStream.Outgoing
     }
 
-    /// How many messages are in flight at most (sent, their acknowledgements not yet read).
+    /// How many messages are in flight at most (sent, their acknowledgements not yet read), and how many
+    /// bytes (below the client's 8 MiB buffer).
     static let window = 1_024
+    static let windowBytes = 4 << 20
 
     /// The messages of `transaction` past the mark (none for a mirror unless `mirrors`).
     private func pending(_ transaction: HistoryTransaction, _ state: State) throws -> [Pending] {
@@ -388,15 +393,26 @@ final class PublishService: @unchecked Sendable {
         var start = 0
         while start < pending.count {
             if shared.withLock({ $0.stop }) { throw Stopping() }
-            let window = Array(pending[start..<min(pending.count, start + Self.window)])
-            let outcomes = try stream.publish(window: window.map(\.outgoing))
+            var end = start
+            var bytes = 0
+            while end < pending.count, end - start < state.window, end == start || bytes < Self.windowBytes {
+                bytes += pending[end].outgoing.data.count
+                end += 1
+            }
+            let window = Array(pending[start..<end])
+            let outcomes = try stream.publish(window: window.map(\.outgoing), stream: settings.stream)
             let acknowledged = outcomes.prefix { if case .acknowledged = $0 { true } else { false } }.count
             if acknowledged > 0 { state.mark = window[acknowledged - 1].mark }
             start += acknowledged
-            guard acknowledged < window.count else { continue }
+            guard acknowledged < window.count else {
+                state.window = min(Self.window, state.window * 2)
+                continue
+            }
             switch outcomes[acknowledged] {
             case .refused(let code, _) where code == JetStream.wrongLastMessageID && acknowledged > 0:
-                // Another publisher's message came in between: the rest goes again as a new window.
+                // Another publisher's message came in between: the rest goes again as a new window, and
+                // fewer go at once while that happens (each refusal costs the rest of a window).
+                state.window = max(1, state.window / 2)
                 continue
             case .refused(let code, let description):
                 throw PublishError("publish", message: "refused: \(description)", code: code)

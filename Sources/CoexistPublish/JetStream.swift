@@ -140,6 +140,9 @@ public final class JetStream {
         // Reconnection is the client's: forever, every 250 ms; publishes fail meanwhile and are retried.
         _ = natsOptions_SetMaxReconnect(options, -1)
         _ = natsOptions_SetReconnectWait(options, 250)
+        // Nothing is buffered while reconnecting (publishes fail at once): a copy sent after the reconnection,
+        // behind the publisher's back, could otherwise reach the stream after what it publishes again.
+        _ = natsOptions_SetReconnectBufSize(options, 1)
         var connection: OpaquePointer?
         status = natsConnection_Connect(&connection, options)
         guard status == NATS_OK, let connection else { throw PublishError("connect", status) }
@@ -218,13 +221,23 @@ public final class JetStream {
 
     /// The stream's number of messages and last sequence.
     public func state(of stream: String) throws(PublishError) -> (messages: UInt64, lastSequence: UInt64) {
+        let bounds = try bounds(of: stream)
+        return (bounds.messages, bounds.last)
+    }
+
+    /// The stream's number of messages and its first and last sequence.
+    public func bounds(of stream: String) throws(PublishError) -> (messages: UInt64, first: UInt64, last: UInt64) {
         var messages: UInt64 = 0
+        var first: UInt64 = 0
         var last: UInt64 = 0
         var code = jsErrCode(0)
-        let status = coexist_js_stream_state(context, stream, &messages, &last, &code)
+        let status = coexist_js_stream_state(context, stream, &messages, &first, &last, &code)
         guard status == NATS_OK else { throw PublishError("stream \(stream)", status, code) }
-        return (messages, last)
+        return (messages, first, last)
     }
+
+    /// JetStream's error code for a message that is not in the stream (deleted, purged or expired).
+    public static let noMessageFound = 10_037
 
     /// The last message of `stream` whose subject matches `subject` (wildcards allowed), with the headers
     /// named in `headers`; nil when there is none (never published, purged, or expired).

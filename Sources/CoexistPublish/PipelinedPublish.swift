@@ -36,8 +36,11 @@ extension JetStream {
     /// The error code of a message whose previous message is not the stream's last.
     public static let wrongLastMessageID = 10_070
 
-    /// Publishes `window` without waiting for each acknowledgement, then waits (up to the timeout) for them
-    /// all; returns each message's outcome, in order.
+    /// Publishes `window` without waiting for each acknowledgement, then waits for them all (the timeout
+    /// runs from the last reply: a window that is being acknowledged is never cut short by its size);
+    /// returns each message's outcome, in order. A reply counts as an acknowledgement only when it names
+    /// `stream` and a sequence: a replicated stream answers `{"seq":0,"duplicate":true}` for an id it has
+    /// seen and not stored (a copy refused or lost), which is no acknowledgement.
     ///
     /// Every message but the first carries `Nats-Expected-Last-Msg-Id`: the previous one's id. The server
     /// stores a message only right after its predecessor, so the stream never holds a message of the window
@@ -45,7 +48,7 @@ extension JetStream {
     /// the window followed, at most, by messages refused with ``wrongLastMessageID`` or unanswered. A message
     /// another publisher stored in between makes the rest of the window refused the same way: the caller
     /// sends them again as a new window.
-    public func publish(window: [Outgoing]) throws(PublishError) -> [Outcome] {
+    public func publish(window: [Outgoing], stream: String) throws(PublishError) -> [Outcome] {
         let inbox = try replies()
         let base = nextReply
         nextReply += UInt64(window.count)
@@ -73,12 +76,17 @@ extension JetStream {
             }
             guard status == NATS_OK else { throw PublishError("headers", status) }
             // A message that cannot be sent (the connection is away) ends the window: the rest are unanswered.
-            guard natsConnection_PublishMsg(connection, message) == NATS_OK else { break }
+            // The first one's status is the window's failure.
+            status = natsConnection_PublishMsg(connection, message)
+            guard status == NATS_OK else {
+                if index == 0 { throw PublishError("publish", status) }
+                break
+            }
             sent += 1
         }
         var outcomes = [Outcome](repeating: .unanswered, count: window.count)
         var answered = 0
-        let deadline = Self.monotonicMilliseconds() + timeout
+        var deadline = Self.monotonicMilliseconds() + timeout
         while answered < sent {
             let left = deadline - Self.monotonicMilliseconds()
             guard left > 0, let reply = try inbox.subscription.reply(timeout: left) else { break }
@@ -87,8 +95,9 @@ extension JetStream {
             switch reply {
             case .message(let message):
                 subject = message.subject
-                outcome = Self.outcome(message.data)
+                outcome = Self.outcome(message.data, stream: stream)
             case .noResponders(let replySubject):
+                // The client keeps no message for it (nil subject): it is the first unanswered message's.
                 subject = replySubject
                 outcome = .refused(code: 503, description: "no stream takes the subject")
             }
@@ -102,19 +111,21 @@ extension JetStream {
             guard outcomes[index] == .unanswered else { continue }
             outcomes[index] = outcome
             answered += 1
+            deadline = Self.monotonicMilliseconds() + timeout
         }
         return outcomes
     }
 
     /// The outcome a JetStream reply says: `{"stream":…,"seq":N,"duplicate":true}` or `{"error":{…}}`;
     /// an empty reply (no responders: no stream takes the subject) is a refusal with code 503.
-    static func outcome(_ data: [UInt8]) -> Outcome {
+    static func outcome(_ data: [UInt8], stream: String) -> Outcome {
         struct Reply: Decodable {
             struct Failure: Decodable {
                 var code: Int?
                 var err_code: Int?
                 var description: String?
             }
+            var stream: String?
             var seq: UInt64?
             var duplicate: Bool?
             var error: Failure?
@@ -126,7 +137,13 @@ extension JetStream {
         if let error = reply.error {
             return .refused(code: error.err_code ?? error.code ?? 0, description: error.description ?? "")
         }
-        return .acknowledged(Ack(sequence: reply.seq ?? 0, duplicate: reply.duplicate ?? false))
+        guard reply.stream == stream, let sequence = reply.seq, sequence > 0 else {
+            return .refused(
+                code: 0,
+                description: "not stored: \(String(decoding: data.prefix(200), as: UTF8.self))"
+            )
+        }
+        return .acknowledged(Ack(sequence: sequence, duplicate: reply.duplicate ?? false))
     }
 
     private static func monotonicMilliseconds() -> Int64 {

@@ -8,10 +8,12 @@ import Glibc
 
 /// *publish*: coexistd publishing to a real `nats-server -js` (Debian's, started here on a loopback port with
 /// its store in the bench's temporary folder). A plain NATS subscriber in this process on the stream's
-/// subjects takes the time each message arrives.
+/// subjects takes the time each message arrives: the server routes a message to subscribers as it takes it
+/// in, before it is stored and acknowledged, so this is commit → message at the server; copies are told
+/// apart by their `Nats-Msg-Id` (a copy sent again counts once), and the stream must hold every change at
+/// the end.
 /// - latency: a writer process commits `count` one-row transactions at `rate` per second on the legacy side:
-///   commit → message received (the server routes a message to subscribers as it stores it; its ack to
-///   coexistd leaves at the same moment).
+///   commit → message at the server.
 /// - sustained: with coexistd stopped, a writer commits `changes` inserts in 100-row transactions; coexistd
 ///   starts again and publishes that backlog while it mirrors it: changes published per second (first
 ///   message received → last), side by side with this process publishing the same number of messages of the
@@ -81,15 +83,27 @@ enum PublishScenario {
         )
         guard burstWriter.wait() == 0 else { throw BenchError("the burst writer failed") }
         daemon = try store.startDaemon(config: config)
-        var arrived = 0
+        var ids: Set<String> = []
         var first: Int64?
         var last: Int64 = 0
         let burstDeadline = Measure.now() + Int64(changes / 1_000 + 120) * 1_000_000_000
-        while arrived < transactions * 100, Measure.now() < burstDeadline {
-            guard try subscription.next(timeout: 1_000) != nil else { continue }
-            arrived += 1
+        while ids.count < transactions * 100, Measure.now() < burstDeadline {
+            guard let message = try subscription.next(timeout: 1_000, headers: ["Nats-Msg-Id"]) else { continue }
+            guard ids.insert(message.headers["Nats-Msg-Id"] ?? "").inserted else { continue }
             last = Measure.now()
             if first == nil { first = last }
+        }
+        let arrived = ids.count
+        // Every change of the run is in the stream once (the latency run's and this one's).
+        let expected = UInt64(committed + transactions * 100)
+        var stored = try client.state(of: "BENCH").messages
+        let storeDeadline = Measure.now() + 30_000_000_000
+        while stored < expected, Measure.now() < storeDeadline {
+            usleep(50_000)
+            stored = try client.state(of: "BENCH").messages
+        }
+        guard stored == expected else {
+            throw BenchError("the stream holds \(stored) messages, not \(committed + transactions * 100)")
         }
         guard arrived == transactions * 100 else {
             throw BenchError("\(arrived) of \(transactions * 100) changes were published")

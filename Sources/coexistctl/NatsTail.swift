@@ -5,8 +5,9 @@ import FoundationEssentials
 import Glibc
 
 /// `coexistctl tail --nats URL`: the changes coexistd published to a JetStream stream, read back by
-/// sequence (messages deleted from the stream are passed over), then what is published next, polled every
-/// 100 ms. For operators and tests: it reads, never acknowledges or changes anything.
+/// sequence from the stream's first (messages deleted from the stream are passed over), then what is
+/// published next, polled every 100 ms; exits 69 when the servers or the stream fail. For operators and
+/// tests: it reads, never acknowledges or changes anything.
 enum NatsTail {
     static func run(servers: String, _ parsed: ArgumentParser) throws -> ExitCode {
         for option in ["name", "entity", "side", "socket", "config", "database"] where parsed.option(option) != nil {
@@ -22,59 +23,84 @@ enum NatsTail {
         let json = parsed.flag("json")
         let values = parsed.flag("values")
         var after: Int64 = -1
-        let client: JetStream
-        do {
-            client = try JetStream(servers: urls, name: "coexistctl", timeout: 5_000)
-        } catch {
-            StandardStreams.error("coexistctl tail: \(error)")
-            return .unavailable
-        }
-        var sequence: UInt64 = 1
+        var fromNow = false
         if let since = parsed.option("since") {
             if since == "now" {
-                sequence = try lastSequence(client, stream) + 1
+                fromNow = true
             } else if let token = Int64(since), token >= 0 {
                 after = token
             } else {
                 throw ArgumentParser.UsageError("--since is a token or now")
             }
         }
+        do {
+            return try read(
+                JetStream(servers: urls, name: "coexistctl", timeout: 5_000),
+                stream: stream,
+                after: after,
+                fromNow: fromNow,
+                limit: limit,
+                json: json,
+                values: values
+            )
+        } catch {
+            StandardStreams.error("coexistctl tail: \(error)")
+            return .unavailable
+        }
+    }
+
+    /// Prints the stream's messages from its first (or, `fromNow`, after its last) whose token is after
+    /// `after`, until `limit` changes are printed.
+    private static func read(
+        _ client: JetStream,
+        stream: String,
+        after: Int64,
+        fromNow: Bool,
+        limit: Int,
+        json: Bool,
+        values: Bool
+    ) throws(PublishError) -> ExitCode {
+        let bounds = try client.bounds(of: stream)
+        var sequence = fromNow ? bounds.last + 1 : max(1, bounds.first)
+        var last = bounds.last
         var seen = 0
         while seen < limit {
-            let last: UInt64
-            do {
-                last = try lastSequence(client, stream)
-            } catch {
-                StandardStreams.error("coexistctl tail: \(error)")
-                return .unavailable
-            }
             if sequence > last {
                 usleep(100_000)
+                last = try client.bounds(of: stream).last
                 continue
             }
-            // A message deleted from the stream (or expired) is passed over.
-            let message = try? client.message(stream, sequence: sequence, headers: ["Coexist-Token"])
+            let message: JetStream.Message
+            do {
+                message = try client.message(stream, sequence: sequence, headers: ["Coexist-Token"])
+            } catch  where error.code == JetStream.noMessageFound {
+                // Deleted from the stream (or expired): passed over.
+                sequence += 1
+                continue
+            }
             sequence += 1
-            guard let message, Int64(message.headers["Coexist-Token"] ?? "") ?? 0 > after else { continue }
-            let line = String(decoding: message.data, as: UTF8.self)
-            seen += 1
+            guard Int64(message.headers["Coexist-Token"] ?? "") ?? 0 > after else { continue }
+            var line = String(decoding: message.data, as: UTF8.self)
+            if line.hasSuffix("\n") { line.removeLast() }
+            let events = events(line)
+            // A change at a time: --count counts changes, a transaction message's each.
+            seen += max(1, events.count)
             if json {
                 StandardStreams.out(line)
-            } else {
-                for event in events(line) {
-                    if let message = ServerMessage.decode(event),
-                        let text = TailFormat.text(message, line: event, values: values)
-                    {
-                        StandardStreams.out(text)
-                    }
+                continue
+            }
+            for event in events {
+                if let decoded = ServerMessage.decode(event),
+                    let text = TailFormat.text(decoded, line: event, values: values)
+                {
+                    StandardStreams.out(text)
+                } else {
+                    // Not an event (an "oversize" notice): shown as it is.
+                    StandardStreams.out(TailFormat.printable(event))
                 }
             }
         }
         return .success
-    }
-
-    private static func lastSequence(_ client: JetStream, _ stream: String) throws -> UInt64 {
-        try client.state(of: stream).lastSequence
     }
 
     /// The event lines of a published message: itself, or a transaction's changes (the objects of its

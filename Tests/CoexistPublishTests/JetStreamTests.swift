@@ -66,10 +66,13 @@ import Testing
         func outgoing(_ subject: String, _ id: String) -> JetStream.Outgoing {
             JetStream.Outgoing(subject: subject, data: Array(id.utf8), messageID: id, headers: [("Coexist-Token", id)])
         }
-        let first = try js.publish(window: (1...5).map { outgoing("coexist.a", "m\($0)") })
+        let first = try js.publish(window: (1...5).map { outgoing("coexist.a", "m\($0)") }, stream: "COEXIST")
         #expect(first == (1...5).map { .acknowledged(JetStream.Ack(sequence: UInt64($0), duplicate: false)) })
         // The first message goes nowhere (no stream takes its subject): the next ones are refused.
-        let broken = try js.publish(window: [outgoing("elsewhere.a", "x1"), outgoing("coexist.a", "x2")])
+        let broken = try js.publish(
+            window: [outgoing("elsewhere.a", "x1"), outgoing("coexist.a", "x2")],
+            stream: "COEXIST"
+        )
         #expect(broken.first == .refused(code: 503, description: "no stream takes the subject"), "\(broken)")
         guard case .refused(let code, _)? = broken.last else {
             Issue.record("the second message was stored after a missing one: \(broken)")
@@ -81,14 +84,17 @@ import Testing
         // dropped, m1) is refused the same way; sent again as a new window, it is stored.
         let other = try JetStream(servers: [server.url], name: "other")
         _ = try other.publish(subject: "coexist.b", data: [1], messageID: "other-1")
-        let copy = try js.publish(window: [outgoing("coexist.a", "m1"), outgoing("coexist.a", "m6")])
+        let copy = try js.publish(
+            window: [outgoing("coexist.a", "m1"), outgoing("coexist.a", "m6")],
+            stream: "COEXIST"
+        )
         #expect(copy.first == .acknowledged(JetStream.Ack(sequence: 1, duplicate: true)), "\(copy)")
         guard case .refused(let refusal, _)? = copy.last else {
             Issue.record("m6 was stored after a message that is not the stream's last: \(copy)")
             return
         }
         #expect(refusal == JetStream.wrongLastMessageID)
-        let again = try js.publish(window: [outgoing("coexist.a", "m6")])
+        let again = try js.publish(window: [outgoing("coexist.a", "m6")], stream: "COEXIST")
         #expect(again == [.acknowledged(JetStream.Ack(sequence: 7, duplicate: false))])
     }
 }

@@ -105,11 +105,12 @@ import Glibc
         }
 
         /// Waits until the stream holds `count` messages (up to `timeout` seconds).
+        /// A request that fails meanwhile (a cluster electing a leader, a server restarting) is tried again.
         func waitForMessages(_ count: UInt64, _ stream: JetStream, timeout: Double = 120) throws -> UInt64 {
             let deadline = Date().addingTimeInterval(timeout)
             var messages: UInt64 = 0
             while Date() < deadline {
-                messages = try stream.state(of: "STREAM").messages
+                messages = (try? stream.state(of: "STREAM").messages) ?? messages
                 if messages >= count { break }
                 usleep(50_000)
             }
@@ -183,7 +184,7 @@ import Glibc
         let store = try StoreMetadata.read(fixture.shared.legacy.connection).storeUUID
         #expect(messages.map(\.id) == messages.map { "\(store):\($0.token)" })
         // Read back by coexistctl: a line per change (the transactions' changes), or the messages as they are.
-        let tail = try Self.coexistctl(["tail", "--nats", fixture.url, "--stream", "STREAM", "--count", "2"])
+        let tail = try Self.coexistctl(["tail", "--nats", fixture.url, "--stream", "STREAM", "--count", "4"])
         #expect(tail.status == 0, "\(tail.stderr)")
         let lines = tail.stdout.split(separator: "\n")
         #expect(lines.count == 4 && lines.allSatisfy { $0.contains(" insert ") && $0.contains("Task ") }, "\(lines)")
@@ -361,21 +362,30 @@ import Glibc
         let daemon = try fixture.daemon()
         defer { _ = daemon.stop() }
         try daemon.waitUntilServing(timeout: 300)
-        var tokens: [Int64] = []
-        for round in 0..<30 {
-            tokens.append(try fixture.legacySave(2))
-            if round == 10 {
-                // Once the first changes are in the stream, the node coexistd is connected to dies.
-                let reader = try JetStream(servers: [cluster.urls[2]], name: "test-reader")
-                #expect(try fixture.waitForMessages(2, reader) >= 2)
-                cluster.nodes[0].stop()
+        // 100-change transactions, written on: windows of messages are in flight when the node dies.
+        let writing = Atomic(true)
+        let tokens = Mutex<[Int64]>([])
+        let writer = Thread {
+            while writing.load(ordering: .relaxed) {
+                if let token = try? fixture.legacySave(100) { tokens.withLock { $0.append(token) } }
             }
-            usleep(20_000)
         }
+        writer.start()
+        defer {
+            writing.store(false, ordering: .relaxed)
+            while !writer.isFinished { usleep(10_000) }
+        }
+        let reader = try JetStream(servers: [cluster.urls[2]], name: "test-reader")
+        #expect(try fixture.waitForMessages(300, reader) >= 300)
+        let killedAt = try reader.state(of: "STREAM").messages
+        cluster.nodes[0].stop()
+        #expect(try fixture.waitForMessages(killedAt + 500, reader) >= killedAt + 500, "\(daemon.log)")
+        writing.store(false, ordering: .relaxed)
+        while !writer.isFinished { usleep(10_000) }
+        let written = tokens.withLock { $0 }
         #expect(try fixture.waitForNoLag(daemon) == 0, "\(daemon.log)")
-        let reader = try JetStream(servers: [cluster.urls[2]], name: "test-reader-2")
-        let messages = try waitForLast(tokens.last ?? 0, reader, fixture)
-        #expect(messages.map(\.token) == tokens.flatMap { [$0, $0] }, "\(daemon.log)")
+        let messages = try waitForLast(written.last ?? 0, reader, fixture)
+        #expect(messages.map(\.token) == written.flatMap { Array(repeating: $0, count: 100) }, "\(daemon.log)")
         #expect(Set(messages.map(\.id)).count == messages.count)
     }
 
@@ -385,13 +395,14 @@ import Glibc
         _ stream: JetStream,
         _ fixture: Fixture
     ) throws -> [(token: Int64, id: String, json: [String: Any])] {
+        // A read that fails meanwhile (a cluster electing a leader) is tried again.
         let deadline = Date().addingTimeInterval(120)
-        var messages = try fixture.messages(stream)
+        var messages = (try? fixture.messages(stream)) ?? []
         while (messages.last?.token ?? 0) < token && Date() < deadline {
             usleep(100_000)
-            messages = try fixture.messages(stream)
+            messages = (try? fixture.messages(stream)) ?? messages
         }
-        return messages
+        return try fixture.messages(stream)
     }
 
     /// Servers that cannot be reached, a stream taking other subjects, and bad `[publish]` lines: exit 78 at

@@ -74,18 +74,26 @@ public final class NatsServer {
     }
 }
 
-/// Three `nats-server -js` processes clustered on loopback ports (routes between them), each with its own
-/// store in a temporary folder: for streams with three replicas. Never a mock.
+/// Three `nats-server -js` processes clustered on loopback (routes between them), each with its own store
+/// in a temporary folder: for streams with three replicas. Never a mock. JetStream wants every node to be
+/// given its routes, so the route ports are chosen first: free ports below the kernel's range for outgoing
+/// connections (which nothing else in the tests binds by number), and the cluster's name is its own.
 public final class NatsCluster {
     public let nodes: [NatsServer]
 
-    /// Starts the three nodes; ``waitForJetStream(_:)`` tells when the cluster has a JetStream leader.
+    /// Starts the three nodes. Streams with three replicas can be created once JetStream has its leader
+    /// (a few seconds): tests retry creating one.
     public init() throws {
-        let ports = try (0..<3).map { _ in try Self.freePort() }
+        let name = "coexist-\(UInt32.random(in: 0...UInt32.max))"
+        var ports: [Int] = []
+        while ports.count < 3 {
+            let port = Int.random(in: 20_000..<32_000)
+            if !ports.contains(port), Self.isFree(port) { ports.append(port) }
+        }
         nodes = try (0..<3).map { index in
             let routes = ports.enumerated().filter { $0.offset != index }.map { "nats://127.0.0.1:\($0.element)" }
             return try NatsServer(extraArguments: [
-                "--server_name", "node\(index)", "--cluster_name", "coexist",
+                "--server_name", "node\(index)", "--cluster_name", name,
                 "--cluster", "nats://127.0.0.1:\(ports[index])", "--routes", routes.joined(separator: ","),
             ])
         }
@@ -97,22 +105,19 @@ public final class NatsCluster {
     /// Stops every node.
     public func stop() { nodes.forEach { $0.stop() } }
 
-    /// A loopback TCP port nobody listens on now.
-    static func freePort() throws -> Int {
+    /// Whether nothing listens on loopback TCP `port` now.
+    static func isFree(_ port: Int) -> Bool {
         let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard descriptor >= 0 else { throw CocoaError(.fileReadUnknown) }
+        guard descriptor >= 0 else { return false }
         defer { close(descriptor) }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = 0
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer in
-                bind(descriptor, pointer, length) == 0 && getsockname(descriptor, pointer, &length) == 0
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        return withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
             }
         }
-        guard bound else { throw CocoaError(.fileReadUnknown) }
-        return Int(UInt16(bigEndian: address.sin_port))
     }
 }
