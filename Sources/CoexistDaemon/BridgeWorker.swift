@@ -100,18 +100,11 @@ final class BridgeWorker: @unchecked Sendable {
     /// daemon says it is ready only then, and the clients it then accepts cannot take the descriptors the
     /// thread needs.
     func start() throws {
-        thread = try WorkerThread(name: "coexist-bridge") { [self] in run() }
-        while true {
-            var descriptor = pollfd(fd: events.descriptor, events: Int16(POLLIN), revents: 0)
-            _ = poll(&descriptor, 1, 100)
-            let (started, failure) = shared.withLock { ($0.started, $0.failure) }
-            if let failure {
-                thread?.join()
-                thread = nil
-                throw failure
-            }
-            if started { return }
-        }
+        thread = try ServiceThread.start(
+            name: "coexist-bridge",
+            signal: events,
+            state: { shared.withLock { ($0.started, $0.failure) } }
+        ) { [self] in run() }
     }
 
     /// Asks the thread to stop after its current pass, and waits for it.

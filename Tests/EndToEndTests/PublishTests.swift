@@ -421,6 +421,16 @@ import Glibc
         let unreachable = try start("[publish]\nnats-url = nats://127.0.0.1:1\ntimeout = 500ms\n")
         #expect(unreachable.status == 78, "\(unreachable.log)")
         #expect(unreachable.log.contains("coexistd.conf:2: cannot publish to nats://127.0.0.1:1"), "\(unreachable.log)")
+        // A server that wants a user and a password: wrong ones, then none.
+        let guarded = try NatsServer(extraArguments: ["--user", "app", "--pass", "right"])
+        defer { guarded.stop() }
+        let port = guarded.url.split(separator: ":").last ?? ""
+        for url in ["nats://app:wrong@127.0.0.1:\(port)", guarded.url] {
+            let refused = try start("[publish]\nnats-url = \(url)\n")
+            #expect(refused.status == 78, "\(refused.log)")
+            #expect(refused.log.contains("coexistd.conf:2: cannot publish to"), "\(refused.log)")
+            #expect(!refused.log.contains("wrong"), "a password is never logged")
+        }
         let js = try JetStream(servers: [fixture.url], name: "test")
         try js.ensureStream("STREAM", subject: "other.>")
         let other = try start("[publish]\nnats-url = \(fixture.url)\nstream = STREAM\n")

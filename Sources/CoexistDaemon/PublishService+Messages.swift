@@ -1,0 +1,156 @@
+import CoexistConfiguration
+import CoexistEvents
+import CoexistHistory
+import CoexistLegacyStore
+import CoexistPublish
+import CoexistRuntime
+
+/// The messages the publisher sends: one per change (or per transaction), in windows of messages in flight.
+extension PublishService {
+    /// One message to publish and where the stream stands once it is in.
+    struct Pending {
+        let mark: Mark
+        let outgoing: JetStream.Outgoing
+    }
+
+    /// How many messages are in flight at most (sent, their acknowledgements not yet read), and how many
+    /// bytes (below the client's 8 MiB buffer).
+    static let window = 1_024
+    static let windowBytes = 4 << 20
+
+    /// The messages of `transaction` past the mark (none for a mirror unless `mirrors`).
+    func pending(_ transaction: HistoryTransaction, _ state: State) throws -> [Pending] {
+        let isMirror = transaction.author == state.engine.configuration.author
+        guard !isMirror || settings.mirrors, Mark(token: transaction.token, index: nil) > state.mark else { return [] }
+        let events = try state.source.events(transaction, values: settings.values)
+        let messages = Self.messages(
+            events,
+            framing: settings.framing,
+            values: settings.values,
+            subjects: subjects,
+            store: state.store
+        )
+        var result: [Pending] = []
+        for (index, message) in messages.enumerated() {
+            let mark = Mark(token: transaction.token, index: settings.framing == .event ? index : nil)
+            guard mark > state.mark else { continue }
+            var data = message.data
+            if data.count > state.maximumPayload - 4_096 {
+                // Never publishable as it is: a notice in its place keeps the stream whole (the consumer reads
+                // the change from the file or the socket), instead of holding everything after it back.
+                logger.error(
+                    "the message of token \(transaction.token) has \(data.count) bytes, more than the server "
+                        + "takes: published as an \"oversize\" notice",
+                    fields: [.token: "\(transaction.token)"]
+                )
+                data = Array(
+                    #"{"type":"oversize","token":\#(transaction.token),"index":\#(index),"bytes":\#(data.count)}"#.utf8
+                )
+            }
+            result.append(
+                Pending(
+                    mark: mark,
+                    outgoing: JetStream.Outgoing(
+                        subject: message.subject,
+                        data: data,
+                        messageID: message.messageID,
+                        headers: message.headers
+                    )
+                )
+            )
+        }
+        return result
+    }
+
+    /// Publishes `pending` in order, ``window`` messages in flight at a time; the mark moves with each
+    /// acknowledgement. Returns how many were acknowledged; throws at the first message that could not be
+    /// (the mark is then on the message before it).
+    func send(_ pending: [Pending], _ state: inout State) throws -> Int {
+        var start = 0
+        while start < pending.count {
+            if shared.withLock({ $0.stop }) { throw Stopping() }
+            var end = start
+            var bytes = 0
+            while end < pending.count, end - start < state.window, end == start || bytes < Self.windowBytes {
+                bytes += pending[end].outgoing.data.count
+                end += 1
+            }
+            let window = Array(pending[start..<end])
+            let outcomes = try stream.publish(window: window.map(\.outgoing), stream: settings.stream)
+            let acknowledged = outcomes.prefix { if case .acknowledged = $0 { true } else { false } }.count
+            if acknowledged > 0 { state.mark = window[acknowledged - 1].mark }
+            start += acknowledged
+            guard acknowledged < window.count else {
+                state.window = min(Self.window, state.window * 2)
+                continue
+            }
+            switch outcomes[acknowledged] {
+            case .refused(let code, _) where code == JetStream.wrongLastMessageID && acknowledged > 0:
+                // Another publisher's message came in between: the rest goes again as a new window, and
+                // fewer go at once while that happens (each refusal costs the rest of a window).
+                state.window = max(1, state.window / 2)
+                continue
+            case .refused(let code, let description):
+                throw PublishError("publish", message: "refused: \(description)", code: code)
+            case .unanswered, .acknowledged:
+                throw PublishError(
+                    "publish",
+                    message: "no acknowledgement within \(stream.timeout) ms",
+                    unavailable: true
+                )
+            }
+        }
+        return start
+    }
+
+    /// The messages of one transaction's events.
+    static func messages(
+        _ events: [EncodedEvent],
+        framing: PublishConfiguration.Framing,
+        values: Bool,
+        subjects: SubjectTemplate,
+        store: String
+    ) -> [ChangeMessage] {
+        guard let first = events.first else { return [] }
+        switch framing {
+        case .event:
+            return events.enumerated().map { index, event in
+                let line = values ? (event.withValues ?? event.plain) : event.plain
+                return ChangeMessage(
+                    subject: subjects.subject(
+                        store: store,
+                        entity: event.entity,
+                        change: event.change.description,
+                        side: event.side.rawValue
+                    ),
+                    data: line.array,
+                    store: store,
+                    token: event.token,
+                    index: index,
+                    entity: event.entity,
+                    change: event.change.description,
+                    side: event.side.rawValue,
+                    author: event.author
+                )
+            }
+        case .transaction:
+            guard let line = WireLine(transaction: events, values: values) else { return [] }
+            // A value every change shares, else `_`.
+            let entity = events.allSatisfy { $0.entity == first.entity } ? first.entity : nil
+            let change = events.allSatisfy { $0.change == first.change } ? first.change.description : "_"
+            return [
+                ChangeMessage(
+                    subject: subjects.subject(store: store, entity: entity, change: change, side: first.side.rawValue),
+                    data: line.array,
+                    store: store,
+                    token: first.token,
+                    index: nil,
+                    entity: entity,
+                    change: change,
+                    side: first.side.rawValue,
+                    author: first.author
+                )
+            ]
+        }
+    }
+}
