@@ -54,30 +54,13 @@ extension JetStream {
         nextReply += UInt64(window.count)
         var sent = 0
         for (index, outgoing) in window.enumerated() {
-            var message: OpaquePointer?
-            let reply = "\(inbox.prefix).\(base + UInt64(index))"
-            var status = outgoing.data.withUnsafeBufferPointer { bytes in
-                natsMsg_Create(
-                    &message,
-                    outgoing.subject,
-                    reply,
-                    bytes.baseAddress.map { UnsafeRawPointer($0) },
-                    Int32(bytes.count)
-                )
-            }
-            guard status == NATS_OK, let message else { throw PublishError("message", status) }
-            defer { natsMsg_Destroy(message) }
-            status = natsMsgHeader_Set(message, "Nats-Msg-Id", outgoing.messageID)
-            if status == NATS_OK, index > 0 {
-                status = natsMsgHeader_Set(message, "Nats-Expected-Last-Msg-Id", window[index - 1].messageID)
-            }
-            for (name, value) in outgoing.headers where status == NATS_OK {
-                status = natsMsgHeader_Set(message, name, value)
-            }
-            guard status == NATS_OK else { throw PublishError("headers", status) }
             // A message that cannot be sent (the connection is away) ends the window: the rest are unanswered.
             // The first one's status is the window's failure.
-            status = natsConnection_PublishMsg(connection, message)
+            let status = try send(
+                outgoing,
+                reply: "\(inbox.prefix).\(base + UInt64(index))",
+                expecting: index > 0 ? window[index - 1].messageID : nil
+            )
             guard status == NATS_OK else {
                 if index == 0 { throw PublishError("publish", status) }
                 break
@@ -89,23 +72,10 @@ extension JetStream {
         var deadline = Self.monotonicMilliseconds() + timeout
         while answered < sent {
             let left = deadline - Self.monotonicMilliseconds()
-            guard left > 0, let reply = try inbox.subscription.reply(timeout: left) else { break }
-            let subject: String?
-            let outcome: Outcome
-            switch reply {
-            case .message(let message):
-                subject = message.subject
-                outcome = Self.outcome(message.data, stream: stream)
-            case .noResponders(let replySubject):
-                // The client keeps no message for it (nil subject): it is the first unanswered message's.
-                subject = replySubject
-                outcome = .refused(code: 503, description: "no stream takes the subject")
-            }
+            guard let (replyNumber, outcome) = try nextReply(inbox, timeout: left, stream: stream) else { break }
             // Replies to an earlier window that timed out arrive late: they are not this window's. A reply
             // without its subject is the first unanswered message's (the others depend on it).
-            let number =
-                subject.flatMap { $0.split(separator: ".").last.flatMap { UInt64($0) } }
-                ?? outcomes.firstIndex(of: .unanswered).map { base + UInt64($0) }
+            let number = replyNumber ?? outcomes.firstIndex(of: .unanswered).map { base + UInt64($0) }
             guard let number, number >= base, number < base + UInt64(window.count) else { continue }
             let index = Int(number - base)
             guard outcomes[index] == .unanswered else { continue }
@@ -114,6 +84,55 @@ extension JetStream {
             deadline = Self.monotonicMilliseconds() + timeout
         }
         return outcomes
+    }
+
+    /// Sends `outgoing` with its id, `Nats-Expected-Last-Msg-Id: expecting` (when given) and its headers,
+    /// the reply going to `reply`; the client's status (an error building the message is thrown).
+    func send(_ outgoing: Outgoing, reply: String, expecting: String?) throws(PublishError) -> natsStatus {
+        var message: OpaquePointer?
+        var status = outgoing.data.withUnsafeBufferPointer { bytes in
+            natsMsg_Create(
+                &message,
+                outgoing.subject,
+                reply,
+                bytes.baseAddress.map { UnsafeRawPointer($0) },
+                Int32(bytes.count)
+            )
+        }
+        guard status == NATS_OK, let message else { throw PublishError("message", status) }
+        defer { natsMsg_Destroy(message) }
+        status = natsMsgHeader_Set(message, "Nats-Msg-Id", outgoing.messageID)
+        if status == NATS_OK, let expecting {
+            status = natsMsgHeader_Set(message, "Nats-Expected-Last-Msg-Id", expecting)
+        }
+        for (name, value) in outgoing.headers where status == NATS_OK {
+            status = natsMsgHeader_Set(message, name, value)
+        }
+        guard status == NATS_OK else { throw PublishError("headers", status) }
+        return natsConnection_PublishMsg(connection, message)
+    }
+
+    /// The next reply on `inbox` within `timeout` milliseconds: its number (nil when the client kept no
+    /// subject: a no-responders reply) and what it says; nil when none came.
+    func nextReply(
+        _ inbox: (prefix: String, subscription: Subscription),
+        timeout: Int64,
+        stream: String
+    ) throws(PublishError) -> (number: UInt64?, outcome: Outcome)? {
+        guard timeout > 0, let reply = try inbox.subscription.reply(timeout: timeout) else { return nil }
+        switch reply {
+        case .message(let message):
+            return (
+                message.subject.split(separator: ".").last.flatMap { UInt64($0) },
+                Self.outcome(message.data, stream: stream)
+            )
+        case .noResponders(let subject):
+            // The client keeps no message for it (nil subject): it is the first unanswered message's.
+            return (
+                subject.flatMap { $0.split(separator: ".").last.flatMap { UInt64($0) } },
+                .refused(code: 503, description: "no stream takes the subject")
+            )
+        }
     }
 
     /// The outcome a JetStream reply says: `{"stream":…,"seq":N,"duplicate":true}` or `{"error":{…}}`;
@@ -146,7 +165,7 @@ extension JetStream {
         return .acknowledged(Ack(sequence: sequence, duplicate: reply.duplicate ?? false))
     }
 
-    private static func monotonicMilliseconds() -> Int64 {
+    static func monotonicMilliseconds() -> Int64 {
         var now = timespec()
         clock_gettime(CLOCK_MONOTONIC, &now)
         return Int64(now.tv_sec) * 1_000 + Int64(now.tv_nsec) / 1_000_000
