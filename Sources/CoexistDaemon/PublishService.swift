@@ -245,8 +245,13 @@ final class PublishService: @unchecked Sendable {
             while state.mark.token < last || state.mark.index != nil {
                 if shared.withLock({ $0.stop || $0.reopen || $0.held }) { return }
                 let after = state.mark.index == nil ? state.mark.token : state.mark.token - 1
-                try checkNotPruned(after: after, state.source)
-                let page = try state.source.transactions(after: after, through: last, limit: 256)
+                // The page and its events in one read transaction (one snapshot, one set of WAL locks).
+                let current = state
+                let (page, pending) = try state.engine.connection.read {
+                    try checkNotPruned(after: after, current.source)
+                    let page = try current.source.transactions(after: after, through: last, limit: 256)
+                    return (page, try page.flatMap { try self.pending($0, current) })
+                }
                 guard let final = page.last else {
                     // Nothing after the mark up to `last` (pruned: said above): the position moves to it.
                     state.mark = Mark(token: last, index: nil)
@@ -254,8 +259,6 @@ final class PublishService: @unchecked Sendable {
                     break
                 }
                 var published = 0
-                var pending: [Pending] = []
-                for transaction in page { pending += try self.pending(transaction, state) }
                 published += try send(pending, &state)
                 state.mark = Mark(token: final.token, index: nil)
                 shared.withLock {
