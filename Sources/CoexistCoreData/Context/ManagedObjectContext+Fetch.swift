@@ -36,10 +36,14 @@ extension ManagedObjectContext {
                 }
                 return result
             }
-            try store.forEachObject(query) { stored in
+            var rows: [SlottedObject] = []
+            try store.forEachSlottedObject(query) { rows.append($0) }
+            registered.reserveCapacity(registered.count + rows.count)
+            result.reserveCapacity(rows.count)
+            for stored in rows {
                 if let object = pending?.inserted[stored.id.pk] {
                     if let typed = object as? Result { result.append(typed) }
-                    return
+                    continue
                 }
                 let object = self.object(with: identity(stored.id))
                 if object.snapshot == nil { fill(object, from: stored) }
@@ -160,7 +164,7 @@ final class BatchLoader {
                         condition: "t0.Z_PK IN (\(chunk.map { _ in "?" }.joined(separator: ", ")))",
                         arguments: chunk.map { .integer($0) }
                     )
-                    try context.store.forEachObject(query) { stored in
+                    try context.store.forEachSlottedObject(query) { stored in
                         let member = context.object(with: context.identity(stored.id))
                         if member.snapshot == nil { context.fill(member, from: stored) }
                         self.positions[ObjectIdentifier(member)] = nil

@@ -51,7 +51,7 @@ extension ManagedObjectContext {
                 } else {
                     attributes[attribute.name] =
                         object.isInserted
-                        ? attribute.defaultValue?.value ?? .null : object.snapshot?.attributes[attribute.name] ?? .null
+                        ? attribute.defaultValue?.value ?? .null : object.snapshot?.attribute(attribute.name) ?? .null
                 }
             }
             var toOnes: [String: ObjectID?] = [:]

@@ -182,7 +182,7 @@ extension ManagedObjectContext {
         _ snapshot: ManagedObject.Snapshot,
         _ stored: LegacyObject
     ) throws -> Bool {
-        if attribute(object.entity, key) != nil { return stored.attributes[key] != snapshot.attributes[key] }
+        if attribute(object.entity, key) != nil { return stored.attributes[key] != snapshot.attribute(key) }
         guard let relationship = relationship(object.entity, key) else { return true }
         if !relationship.isToMany { return stored.toOne[key].map(identity) != snapshot.toOne[key] }
         guard let before = snapshot.toMany[key] else { return true }

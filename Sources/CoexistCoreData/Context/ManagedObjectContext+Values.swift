@@ -3,15 +3,9 @@ import CoexistModel
 
 /// Key-value access on behalf of ``ManagedObject``: faults, attributes, relationships.
 extension ManagedObjectContext {
-    func attribute(_ entity: String, _ key: String) -> Attribute? {
-        model.entity(named: entity).flatMap { described in model.allAttributes(of: described).first { $0.name == key } }
-    }
+    func attribute(_ entity: String, _ key: String) -> Attribute? { properties[entity]?.attributes[key] }
 
-    func relationship(_ entity: String, _ key: String) -> Relationship? {
-        model.entity(named: entity).flatMap { described in
-            model.allRelationships(of: described).first { $0.name == key }
-        }
-    }
+    func relationship(_ entity: String, _ key: String) -> Relationship? { properties[entity]?.relationships[key] }
 
     /// Loads a fault's stored values (its batch's, when it came from a batched fetch).
     func fulfill(_ object: ManagedObject) throws(CoreDataError) {
@@ -20,9 +14,9 @@ extension ManagedObjectContext {
             try batch.load(containing: object, in: self)
             if object.snapshot != nil { return }
         }
-        let stored: LegacyObject?
+        let stored: SlottedObject?
         do {
-            stored = try store.object(ObjectID(entity: object.entity, pk: pk))
+            stored = try store.slottedObject(ObjectID(entity: object.entity, pk: pk))
         } catch {
             throw .store("\(error)")
         }
@@ -30,10 +24,11 @@ extension ManagedObjectContext {
         fill(object, from: stored)
     }
 
-    func fill(_ object: ManagedObject, from stored: LegacyObject) {
+    func fill(_ object: ManagedObject, from stored: SlottedObject) {
         object.snapshot = ManagedObject.Snapshot(
             version: stored.version,
-            attributes: stored.attributes,
+            slots: stored.slots,
+            values: stored.values,
             toOne: stored.toOne.mapValues(identity)
         )
         object.batch = nil
@@ -44,7 +39,7 @@ extension ManagedObjectContext {
         if let attribute = attribute(object.entity, key) {
             if object.isInserted { return ValueBridge.value(attribute.defaultValue?.value ?? .null, attribute) }
             try fulfill(object)
-            return ValueBridge.value(object.snapshot?.attributes[key] ?? .null, attribute)
+            return ValueBridge.value(object.snapshot?.attribute(key) ?? .null, attribute)
         }
         guard let relationship = relationship(object.entity, key) else {
             throw .unknownKey(entity: object.entity, key: key)
@@ -225,5 +220,29 @@ extension ManagedObjectContext {
                 )
             }
         }
+    }
+}
+
+/// One entity's attributes and relationships, inherited ones included, by name.
+struct EntityProperties {
+    var attributes: [String: Attribute] = [:]
+    var relationships: [String: Relationship] = [:]
+
+    /// The properties of every entity of `model`, by entity name.
+    static func index(_ model: Model) -> [String: EntityProperties] {
+        var index: [String: EntityProperties] = [:]
+        for entity in model.entities {
+            var properties = EntityProperties()
+            // The first of a name wins (inherited ones come first), as a search of the model's lists finds.
+            for attribute in model.allAttributes(of: entity) where properties.attributes[attribute.name] == nil {
+                properties.attributes[attribute.name] = attribute
+            }
+            for relationship in model.allRelationships(of: entity)
+            where properties.relationships[relationship.name] == nil {
+                properties.relationships[relationship.name] = relationship
+            }
+            index[entity.name] = properties
+        }
+        return index
     }
 }

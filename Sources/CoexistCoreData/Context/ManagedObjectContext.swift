@@ -38,6 +38,9 @@ public final class ManagedObjectContext {
     /// What a save does with objects changed elsewhere since they were read.
     public var mergePolicy = MergePolicy.error
     var registered: [ManagedObjectID: ManagedObject] = [:]
+    /// Every entity's attributes and relationships (inherited ones included) by name, built once: key-value
+    /// access looks a key up at every call.
+    let properties: [String: EntityProperties]
     var insertedOrder: [ManagedObject] = []
     var deletedObjects: [ManagedObject] = []
     var classes: [String: ManagedObject.Type] = [:]
@@ -72,6 +75,7 @@ public final class ManagedObjectContext {
         store = opened
         self.model = model
         self.schema = schema
+        properties = EntityProperties.index(model)
         storeIdentifier = opened.metadata.storeUUID
         isReadOnly = readOnly
         do {
@@ -204,7 +208,7 @@ public final class ManagedObjectContext {
     /// each to-many it changed (the state its save is compared with); keeps the old one on failure.
     private func reloadKeepingChanges(_ object: ManagedObject) {
         guard let pk = object.objectID.pk,
-            let stored = try? store.object(ObjectID(entity: object.entity, pk: pk))
+            let stored = try? store.slottedObject(ObjectID(entity: object.entity, pk: pk))
         else { return }
         let previous = object.snapshot
         fill(object, from: stored)

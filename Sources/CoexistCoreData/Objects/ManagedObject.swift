@@ -1,3 +1,4 @@
+import CoexistLegacyStore
 import CoexistModel
 import Foundation
 
@@ -38,10 +39,16 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     /// The stored state the context last read.
     struct Snapshot {
         var version: Int64
-        var attributes: [String: AttributeValue]
+        /// The names of ``values``' slots, shared by the objects read alike.
+        var slots: AttributeSlots
+        /// The stored attributes by slot.
+        var values: [AttributeValue]
         var toOne: [String: ManagedObjectID]
         /// To-manys read so far (loaded on first use).
         var toMany: [String: [ManagedObjectID]] = [:]
+
+        /// The stored value of the attribute `name`, or nil when the entity stores no such attribute.
+        func attribute(_ name: String) -> AttributeValue? { slots.slot(of: name).map { values[$0] } }
     }
 
     /// The entity a subclass stands for; by default the class's own name (as `NSManagedObject.entity()`).

@@ -36,14 +36,18 @@ extension LegacyStore {
     }
 
     /// The object with identity `id`, or nil when no row has that key.
-    public func object(_ id: ObjectID) throws -> LegacyObject? {
+    public func object(_ id: ObjectID) throws -> LegacyObject? { try slottedObject(id).map(LegacyObject.init) }
+
+    /// The object with identity `id`, its attributes by slot, or nil when no row has that key.
+    public func slottedObject(_ id: ObjectID) throws -> SlottedObject? {
         let (model, schema) = try requireModel()
         guard let mapping = schema.entities[id.entity] else {
             throw LegacyStoreError.modelMismatch(path: path, detail: "no entity named \(id.entity)")
         }
         let reader = try rowDecoder(mapping.table, model: model, schema: schema)
-        var found: LegacyObject?
-        try connection.forEachRow(reader.selectByKey, [.integer(id.pk)]) { row in found = try reader.decode(row) }
+        var found: SlottedObject?
+        try connection.forEachRow(reader.selectByKey, [.integer(id.pk)]) { row in found = try reader.decodeSlotted(row)
+        }
         return found
     }
 

@@ -53,13 +53,19 @@ public struct ObjectQuery: Sendable {
 extension LegacyStore {
     /// Calls `body` with every object `query` selects, in its order; rows are streamed.
     public func forEachObject(_ query: ObjectQuery, _ body: (LegacyObject) throws -> Void) throws {
+        try forEachSlottedObject(query) { try body(LegacyObject($0)) }
+    }
+
+    /// Calls `body` with every object `query` selects, in its order, its attributes by slot (no dictionary
+    /// per row: for a caller that keeps many objects); rows are streamed.
+    public func forEachSlottedObject(_ query: ObjectQuery, _ body: (SlottedObject) throws -> Void) throws {
         let (model, schema) = try requireModel()
         guard let mapping = schema.entities[query.entity] else {
             throw LegacyStoreError.modelMismatch(path: path, detail: "no entity named \(query.entity)")
         }
         let reader = try rowDecoder(mapping.table, model: model, schema: schema)
         let (sql, arguments) = try statement(query, select: reader.qualifiedSelectList)
-        try connection.forEachRow(sql, arguments) { row in try body(reader.decode(row)) }
+        try connection.forEachRow(sql, arguments) { row in try body(reader.decodeSlotted(row)) }
     }
 
     /// The identities of the objects `query` selects, in its order, without reading their rows.

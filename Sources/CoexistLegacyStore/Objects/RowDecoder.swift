@@ -20,11 +20,15 @@ struct RowDecoder {
     final class EntityPlan {
         var entity: Entity
         var attributes: [(attribute: Attribute, column: String, position: Int)]
-        var toOnes: [(relationship: Relationship, position: Int, entityPosition: Int?, destinationTable: String)]
+        /// Each stored to-one: its name, destination entity, key position, entity number position and
+        /// destination table (names only: copying the relationship descriptions at every row cost more).
+        var toOnes: [(name: String, destination: String, position: Int, entityPosition: Int?, destinationTable: String)]
 
         /// What a row's decoding reads of each attribute, apart from the attribute descriptions (copying
         /// those at every row cost more than decoding).
         var decoding: [(name: String, position: Int, type: AttributeType, external: Bool)] = []
+        /// The attribute names in ``decoding``'s order, shared by the rows decoded.
+        var slots = AttributeSlots([])
 
         init(entity: Entity) {
             self.entity = entity
@@ -75,11 +79,12 @@ struct RowDecoder {
                 else { continue }
                 plan.toOnes.append(
                     (
-                        relationship, position, entityColumn.flatMap { positions[$0] },
+                        relationship.name, relationship.destination, position, entityColumn.flatMap { positions[$0] },
                         schema.entities[relationship.destination]?.table ?? ""
                     )
                 )
             }
+            plan.slots = AttributeSlots(plan.decoding.map(\.name))
             plans[number] = plan
         }
         self.plans = plans
@@ -95,7 +100,11 @@ struct RowDecoder {
     /// The statement reading one row by `Z_PK`.
     let selectByKey: String
 
-    func decode(_ row: Row) throws(LegacyStoreError) -> LegacyObject {
+    /// The object in `row`, its attributes by name.
+    func decode(_ row: Row) throws(LegacyStoreError) -> LegacyObject { LegacyObject(try decodeSlotted(row)) }
+
+    /// The object in `row`, its attributes by slot.
+    func decodeSlotted(_ row: Row) throws(LegacyStoreError) -> SlottedObject {
         let pk = row[keyPosition].integerValue ?? 0
         let number = entityPosition.flatMap { row[$0].integerValue }
         guard let number, let plan = plans[Int(number)] else {
@@ -106,11 +115,11 @@ struct RowDecoder {
             )
         }
         let entity = plan.entity
-        var attributes: [String: AttributeValue] = [:]
-        attributes.reserveCapacity(plan.attributes.count)
-        for (index, (name, position, type, external)) in plan.decoding.enumerated() {
+        var values: [AttributeValue] = []
+        values.reserveCapacity(plan.decoding.count)
+        for (index, (_, position, type, external)) in plan.decoding.enumerated() {
             do {
-                attributes[name] = try AttributeCodec.decode(row[position], type: type, external: external)
+                values.append(try AttributeCodec.decode(row[position], type: type, external: external))
             } catch {
                 let (attribute, column, _) = plan.attributes[index]
                 throw .invalidData(
@@ -120,23 +129,24 @@ struct RowDecoder {
             }
         }
         var toOne: [String: ObjectID] = [:]
-        for (relationship, position, entityPosition, destinationTable) in plan.toOnes {
+        for (name, destination, position, entityPosition, destinationTable) in plan.toOnes {
             guard let key = row[position].integerValue else { continue }
             if let entityPosition {
-                toOne[relationship.name] = try store.objectID(
+                toOne[name] = try store.objectID(
                     pk: key,
                     entityNumber: row[entityPosition].integerValue,
                     table: destinationTable
                 )
             } else {
-                toOne[relationship.name] = ObjectID(entity: relationship.destination, pk: key)
+                toOne[name] = ObjectID(entity: destination, pk: key)
             }
         }
         let version = versionPosition.flatMap { row[$0].integerValue } ?? 0
-        return LegacyObject(
+        return SlottedObject(
             id: ObjectID(entity: entity.name, pk: pk),
             version: version,
-            attributes: attributes,
+            slots: plan.slots,
+            values: values,
             toOne: toOne
         )
     }
