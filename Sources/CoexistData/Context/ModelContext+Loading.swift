@@ -36,6 +36,9 @@ extension ModelContext {
         made.reserveCapacity(rows.count)
         var result: [Registration] = []
         result.reserveCapacity(rows.count)
+        // Grown once for the whole batch, not by doubling as it registers.
+        registrations.reserveCapacity(registrations.count + rows.count)
+        byRef.reserveCapacity(byRef.count + rows.count)
         do {
             for (ref, row) in rows {
                 if let held = byRef[ref].flatMap({ registrations[$0] }) {
