@@ -31,7 +31,7 @@ public final class ProgressLine: @unchecked Sendable {
             let bar = String(repeating: "#", count: filled) + String(repeating: " ", count: 20 - filled)
             line = "[\(bar)] \(Int(min(max(fraction, 0), 1) * 100))% " + line
         }
-        StandardStreams.prompt("\r\u{1B}[K" + String(line.prefix(Self.width)))
+        StandardStreams.drawProgress(String(line.prefix(Self.width)))
     }
 
     /// Whether the line is drawn (standard error is a terminal and the operation runs long enough).
@@ -39,7 +39,7 @@ public final class ProgressLine: @unchecked Sendable {
 
     /// Erases the line.
     public func finish() {
-        if drawn { StandardStreams.prompt("\r\u{1B}[K") }
+        if drawn { StandardStreams.eraseProgress() }
         drawn = false
     }
 

@@ -1,3 +1,5 @@
+import Synchronization
+
 #if canImport(Glibc)
 internal import Glibc
 #endif
@@ -5,16 +7,35 @@ internal import Glibc
 /// Writing to standard output and standard error without Foundation, retrying short writes and EINTR.
 public enum StandardStreams {
     /// Writes `text` and a newline to standard output.
-    public static func out(_ text: String) { write(text + "\n", to: STDOUT_FILENO) }
+    public static func out(_ text: String) { out(text, newline: true) }
 
     /// Writes `text` to standard output, with a newline unless `newline` is false.
-    public static func out(_ text: String, newline: Bool) { write(newline ? text + "\n" : text, to: STDOUT_FILENO) }
+    public static func out(_ text: String, newline: Bool) {
+        eraseProgress()
+        write(newline ? text + "\n" : text, to: STDOUT_FILENO)
+    }
 
     /// Writes `text` and a newline to standard error.
-    public static func error(_ text: String) { write(text + "\n", to: STDERR_FILENO) }
+    public static func error(_ text: String) {
+        eraseProgress()
+        write(text + "\n", to: STDERR_FILENO)
+    }
 
     /// Writes `text` to standard error without a newline (a question before reading the answer).
     public static func prompt(_ text: String) { write(text, to: STDERR_FILENO) }
+
+    /// Draws a ``ProgressLine``'s text in place of the one drawn before (a line of its own, no newline): a
+    /// later ``out(_:)`` or ``error(_:)`` erases it first, so no message ever starts at the end of the bar.
+    static func drawProgress(_ line: String) {
+        ProgressState.shared.shown.store(true, ordering: .relaxed)
+        write("\r\u{1B}[K" + line, to: STDERR_FILENO)
+    }
+
+    /// Erases the ``ProgressLine`` drawn, if one is.
+    static func eraseProgress() {
+        guard ProgressState.shared.shown.exchange(false, ordering: .relaxed) else { return }
+        write("\r\u{1B}[K", to: STDERR_FILENO)
+    }
 
     private static func write(_ text: String, to descriptor: Int32) {
         var bytes = Array(text.utf8)
@@ -29,4 +50,10 @@ public enum StandardStreams {
         }
         bytes.removeAll()
     }
+}
+
+/// Whether a progress line is on the terminal (an atomic held by a class, as the project's other atomics are).
+private final class ProgressState: Sendable {
+    static let shared = ProgressState()
+    let shown = Atomic<Bool>(false)
 }
