@@ -53,6 +53,8 @@ enum ConsumersCommand: Subcommand {
         guard let verb = parsed.positionals.first else {
             throw ArgumentParser.UsageError("missing list, reset or drop")
         }
+        // --to is reset's alone: given to another verb it is refused, not ignored.
+        if verb != "reset" { try parsed.requireOnly(["json"], for: "consumers \(verb)") }
         let json = parsed.flag("json")
         switch verb {
         case "list":

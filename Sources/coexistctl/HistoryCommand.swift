@@ -16,6 +16,7 @@ enum HistoryCommand: Subcommand {
         guard let verb = parsed.positionals.first else {
             throw ArgumentParser.UsageError("missing list, show, stats, replay, export, import or prune")
         }
+        if let allowed = verbOptions[verb] { try parsed.requireOnly(allowed, for: "history \(verb)") }
         let model = try parsed.option("model").map { try XCDataModelReader.read(path: $0) }
         switch verb {
         case "list":

@@ -55,6 +55,21 @@ extension HistoryCommand {
         ]
     )
 
+    /// The options each verb takes (the table is shared: an option of another verb is refused, not ignored).
+    static let verbOptions: [String: Set<String>] = {
+        let common: Set<String> = ["model", "json"]
+        func names(_ options: [OptionSpec]) -> Set<String> { Set(options.map(\.name)) }
+        return [
+            "list": names(filters).union(common),
+            "show": common,
+            "stats": names(stats).union(common),
+            "replay": names(replay).union(common),
+            "export": names(archive).subtracting(["into"]).union(["model"]),
+            "import": ["into"],
+            "prune": names(prune).union(common),
+        ]
+    }()
+
     /// The filters of `history list`.
     private static let filters = grouped(
         "filters (list; a transaction is listed when it passes all of them)",

@@ -102,6 +102,13 @@ public struct ArgumentParser: Sendable {
         return value
     }
 
+    /// Refuses an option given that `allowed` does not name: for one verb of a command whose verbs share
+    /// an option table (`history list` takes none of `history prune`'s options); `context` names the verb.
+    public func requireOnly(_ allowed: Set<String>, for context: String) throws(UsageError) {
+        guard let stray = Set(options.keys).union(flags).subtracting(allowed).sorted().first else { return }
+        throw UsageError("\(context) does not take --\(stray)")
+    }
+
     /// Every value of a repeatable `--name`.
     public func values(_ name: String) -> [String] { options[name] ?? [] }
 
