@@ -28,11 +28,11 @@ enum MigrateCommand: Subcommand {
             Z_PRIMARYKEY, tombstone columns, Z_METADATA), the new schema to that version's derived schema, and
             the bridge's identity map, all in ONE SQLite transaction, after a VACUUM INTO backup beside the store
             (its path is printed). Every row is kept; new attributes get the model's default on both sides;
-            renamed properties keep their values. A step Core Data could not infer is refused with the reasons;
-            so is a step the app ships a mapping model for (<from>-<to>.xcmappingmodel beside the .xcdatamodeld):
-            mapping models are not run yet.
-            Refused while a coexistd serves the file (exit 75), while the bridge has not mirrored everything or
-            holds parked work (75).
+            renamed properties keep their values. A step the app ships a mapping model for
+            (<from>-<to>.xcmappingmodel beside the .xcdatamodeld, or --mapping) runs that mapping; a step Core
+            Data could not infer is refused with the reasons, as is a mapping's custom policy with no stage.
+            On a file a coexistd serves, that coexistd is asked to migrate it (over its socket; a dry run reads
+            here). Refused while the bridge has not mirrored everything or holds parked work (exit 75).
             """,
         options: [
             StoreTarget.modelSpec("the .xcdatamodeld with every version (or the config's model)"),
