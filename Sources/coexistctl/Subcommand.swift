@@ -73,7 +73,10 @@ enum Help {
         do {
             return try command.run(arguments)
         } catch let error as ArgumentParser.UsageError {
-            StandardStreams.error("coexistctl \(command.name): \(error.message)\n\n\(command.spec.usage)")
+            // The mistake and where to look, not the whole usage (the mistake would scroll away).
+            StandardStreams.error(
+                "coexistctl \(command.name): \(error.message)\nRun 'coexistctl \(command.name) --help' for its options."
+            )
             return .usage
         } catch {
             let report = ErrorReport(error)

@@ -13,7 +13,8 @@ let commandLine: DaemonCommandLine
 do {
     commandLine = try DaemonCommandLine(Array(CommandLine.arguments.dropFirst()))
 } catch {
-    StandardStreams.error("coexistd: \(error.message)\n\n\(DaemonCommandLine.usage)")
+    // The mistake and where to look, not the whole usage (the mistake would scroll away).
+    StandardStreams.error("coexistd: \(error.message)\nRun 'coexistd --help' for the options.")
     exit(ExitCode.usage.rawValue)
 }
 if commandLine.help {

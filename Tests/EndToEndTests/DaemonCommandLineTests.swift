@@ -27,6 +27,16 @@ import Testing
         let result = try ProductProcess.run("coexistd", ["--conflict-polcy", "new-wins"])
         #expect(result.status == 64)
         #expect(result.stderr.contains("unknown option --conflict-polcy (did you mean --conflict-policy?)"))
+        // Two lines: the mistake and where to look; the usage would push the mistake off the screen.
+        #expect(result.stderr.split(separator: "\n").count == 2, "\(result.stderr)")
+        #expect(result.stderr.contains("Run 'coexistd --help' for the options."))
+        let typo = try ProductProcess.run("coexistctl", ["status", "--databse", "x"])
+        #expect(typo.status == 64)
+        #expect(
+            typo.stderr
+                == "coexistctl status: unknown option --databse (did you mean --database?)\n"
+                + "Run 'coexistctl status --help' for its options.\n"
+        )
     }
 
     @Test func coexistctlWithoutACommandIsAUsageErrorOnStandardError() throws {
