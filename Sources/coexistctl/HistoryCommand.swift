@@ -6,6 +6,10 @@ import CoexistModel
 import CoexistRuntime
 import CoexistSQLite
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// `coexistctl history list|show|stats|replay|export|import|prune` (its interface: HistorySpec.swift).
 enum HistoryCommand: Subcommand {
     static let name = "history"
@@ -97,17 +101,22 @@ enum HistoryCommand: Subcommand {
 
 /// Human-readable history lines.
 enum HistoryText {
+    /// `token  local time  side  author=…  process=…  +inserts ~updates -deletes`, the token (up to six
+    /// digits) and the side padded so that the columns line up (`--json` has the UTC time).
     static func line(_ transaction: HistoryTransaction) -> String {
         let counts = transaction.counts
-        return "\(transaction.token)  \(ReferenceDate.iso8601(secondsSince2001: transaction.timestamp))  "
-            + "\(transaction.side)  author=\(transaction.author ?? "-")  process=\(transaction.processName ?? "-")  "
+        return TailFormat.pad("\(transaction.token)", 6, right: true)
+            + "  \(localDateTime(secondsSince2001: transaction.timestamp))  "
+            + TailFormat.pad("\(transaction.side)", 6)
+            + "  author=\(transaction.author ?? "-")  process=\(transaction.processName ?? "-")  "
             + "+\(counts.insert) ~\(counts.update) -\(counts.delete)"
     }
 
     static func detail(_ transaction: HistoryTransaction) -> String {
         var lines = [
             "token      \(transaction.token)",
-            "time       \(ReferenceDate.iso8601(secondsSince2001: transaction.timestamp))",
+            "time       \(localDateTime(secondsSince2001: transaction.timestamp)) local, "
+                + ReferenceDate.iso8601(secondsSince2001: transaction.timestamp),
             "author     \(transaction.author ?? "-")",
             "context    \(transaction.contextName ?? "-")",
             "bundle     \(transaction.bundleID ?? "-")",
@@ -130,6 +139,19 @@ enum HistoryText {
             lines.append(line)
         }
         return lines.joined(separator: "\n")
+    }
+
+    /// `2026-12-03 10:21:31` in the local time zone, from a Core Data timestamp (seconds since 2001).
+    static func localDateTime(secondsSince2001 seconds: Double) -> String {
+        let unix = seconds + 978_307_200
+        guard unix.isFinite, abs(unix) < 1e15 else { return ReferenceDate.iso8601(secondsSince2001: seconds) }
+        var whole = time_t(unix.rounded(.down))
+        var parts = tm()
+        guard localtime_r(&whole, &parts) != nil else { return ReferenceDate.iso8601(secondsSince2001: seconds) }
+        return TailFormat.pad(parts.tm_year + 1900, 4) + "-" + TailFormat.pad(parts.tm_mon + 1, 2) + "-"
+            + TailFormat.pad(parts.tm_mday, 2) + " "
+            + TailFormat.pad(parts.tm_hour, 2) + ":" + TailFormat.pad(parts.tm_min, 2) + ":"
+            + TailFormat.pad(parts.tm_sec, 2)
     }
 
     static func describe(_ value: AttributeValue) -> String {

@@ -120,6 +120,33 @@ import Testing
         #expect(try oldest() == 100)
     }
 
+    /// The human listing gives local times (the JSON one UTC) and lines its columns up across sides.
+    @Test func theListingIsInLocalTimeWithAlignedColumns() throws {
+        let fixture = try EventFixture()
+        let path = fixture.shared.legacy.path
+        _ = try fixture.legacyInsert("one")
+        var environment = ProcessInfo.processInfo.environment
+        environment["TZ"] = "Asia/Tokyo"  // UTC+9, no daylight saving time
+        let human = try ProductProcess.run("coexistctl", ["history", "list", path], environment: environment)
+        let json = try ProductProcess.run("coexistctl", ["history", "list", path, "--json"], environment: environment)
+        #expect(human.status == 0 && json.status == 0, "\(human.stderr)\(json.stderr)")
+        struct Listed: Decodable { var timestamp: String }
+        let first = try JSONDecoder().decode(Listed.self, from: Data(json.stdout.split(separator: "\n")[0].utf8))
+        let utc = try #require(ISO8601DateFormatter().date(from: String(first.timestamp.prefix(19)) + "Z"))
+        let formatter = DateFormatter()
+        formatter.dateFormat = "yyyy-MM-dd HH:mm:ss"
+        formatter.timeZone = TimeZone(identifier: "Asia/Tokyo")
+        let lines = human.stdout.split(separator: "\n").map(String.init)
+        #expect(lines.first?.contains("  \(formatter.string(from: utc))  ") == true, "\(lines) vs \(first.timestamp)")
+        // The author column starts at one place whatever the side.
+        let columns = Set(
+            lines.compactMap { line in
+                line.range(of: "author=").map { line.distance(from: line.startIndex, to: $0.lowerBound) }
+            }
+        )
+        #expect(lines.count >= 2 && columns.count == 1, "\(lines)")
+    }
+
     /// Bad filter values are usage errors naming what is wrong.
     @Test func badFiltersAreUsageErrors() throws {
         let directory = try TemporaryDirectory()
