@@ -25,11 +25,11 @@ extension Daemon {
         )
         options.lightweightOnly = true
         options.transforms = configuration.transforms
-        // A long migration keeps systemd's start timeout at bay: each phase (the backup, each step, the
-        // checks) gets 15 minutes more; a store whose one phase takes longer needs TimeoutStartSec=.
-        options.progress = { [notifier] text, _ in
-            notifier.notify("STATUS=auto-migrate: \(text)\nEXTEND_TIMEOUT_USEC=900000000")
-        }
+        // However long one phase (the backup, a step, the checks) takes, systemd's start timeout is
+        // extended every few seconds while the migration runs.
+        let heartbeat = StartupHeartbeat(notifier: notifier, phase: "auto-migrate: starting")
+        defer { heartbeat.stop() }
+        options.progress = { text, _ in heartbeat.enter("auto-migrate: \(text)") }
         let report: Migrator.Report
         do {
             report = try Migrator.migrate(store: configuration.database, versions: versions, options: options)

@@ -141,14 +141,26 @@ import Testing
     @Test func coexistdAutoMigratesLightweightStepsOnly() throws {
         let directory = try TemporaryDirectory()
         let path = try v1Store(in: directory)
+        let notify = try NotifyListener(path: directory.file("notify"))
+        var environment = ProcessInfo.processInfo.environment
+        environment["NOTIFY_SOCKET"] = notify.path
+        for name in ["INVOCATION_ID", "JOURNAL_STREAM", "SYSTEMD_EXEC_PID"] { environment[name] = nil }
         let served = try ProductProcess.run(
             "coexistd",
             [
                 "--database", path, "--model", Fixtures.demoModel, "--socket", directory.file("c.sock"),
                 "--auto-migrate", "lightweight", "--once",
-            ]
+            ],
+            environment: environment
         )
         #expect(served.status == 0, "\(served.stderr)")
+        // systemd was told each phase, each time with more time for the start, from the first beat on.
+        var messages: [String] = []
+        while let message = notify.receive(timeout: 0.5) { messages.append(message) }
+        let migrating = messages.filter { $0.contains("STATUS=auto-migrate: ") }
+        #expect(migrating.first?.hasPrefix("STATUS=auto-migrate: starting (0 s)") == true, "\(messages.prefix(4))")
+        #expect(migrating.contains { $0.contains("step 1 of 1") }, "\(migrating)")
+        #expect(migrating.allSatisfy { $0.hasSuffix("EXTEND_TIMEOUT_USEC=30000000") }, "\(migrating)")
         #expect(try LegacyStore(path: path).metadata.modelVersionIdentifiers == ["2.0.0"])
         #expect(try directory.contents().keys.contains { $0.hasPrefix("Tasks.sqlite.backup-TaskModel-") })
         #expect(try RawSQLite.rows(path, "SELECT count(*) FROM task WHERE priority = 0") == [[.integer(2)]])
