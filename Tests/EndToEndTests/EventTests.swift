@@ -269,6 +269,9 @@ struct EventFixture {
         #expect(timeout["code"] as? String == "timeout")
         let command = try ProductProcess.run("coexistctl", ["wait", "1", "--socket", fixture.daemon.socket])
         #expect(command.status == 0)
+        // A sentence for a person, not the protocol's JSON.
+        #expect(command.stdout.hasPrefix("mirrored through token 1 (cursor "), "\(command.stdout)")
+        #expect(!command.stdout.contains("{"), "\(command.stdout)")
     }
 
     /// Out of descriptors: connections beyond the limit wait in the listen backlog while the daemon keeps
@@ -422,6 +425,9 @@ struct EventFixture {
         let status = try ProductProcess.run("coexistctl", ["status", "--socket", fixture.daemon.socket])
         #expect(status.status == 0)
         #expect(status.stdout.contains("cursor"))
+        // The rate rounded for a person (at most two decimals), not a raw double.
+        let rate = status.stdout.firstMatch(of: /, ([0-9.]+) tx\/s/)?.1 ?? ""
+        #expect(!rate.isEmpty && (rate.split(separator: ".").dropFirst().first?.count ?? 0) <= 2, "\(status.stdout)")
     }
 }
 
