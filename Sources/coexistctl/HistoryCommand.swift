@@ -31,17 +31,18 @@ enum HistoryCommand: Subcommand {
         case "show":
             let positionals = try parsed.positionals(min: 3, max: 3)
             guard let token = try integer(positionals[2], name: "TOKEN") else { return .usage }
-            let reader = try HistoryReader(
-                store: LegacyStore(path: positionals[1], model: model, modelPath: parsed.option("model"))
-            )
-            guard let transaction = try reader.transaction(token) else {
+            let store = try LegacyStore(path: positionals[1], model: model, modelPath: parsed.option("model"))
+            let reader = try HistoryReader(store: store)
+            guard var transaction = try reader.transaction(token) else {
                 StandardStreams.error("coexistctl history: \(positionals[1]): no transaction \(token)")
                 return .dataError
             }
-            StandardStreams.out(
-                parsed.flag("json")
-                    ? try JSONOutput.encode(HistoryTransactionDetail(transaction)) : HistoryText.detail(transaction)
-            )
+            if parsed.flag("json") {
+                StandardStreams.out(try JSONOutput.encode(HistoryTransactionDetail(transaction)))
+            } else {
+                try HistoryText.name(&transaction, from: store)
+                StandardStreams.out(HistoryText.detail(transaction))
+            }
             return .success
         case "stats":
             let path = try parsed.positionals(min: 2, max: 2)[1]
@@ -110,6 +111,33 @@ enum HistoryText {
             + TailFormat.pad("\(transaction.side)", 6)
             + "  author=\(transaction.author ?? "-")  process=\(transaction.processName ?? "-")  "
             + "+\(counts.insert) ~\(counts.update) -\(counts.delete)"
+    }
+
+    /// Completes each change's object notation from the bridge's identity map, when the file has one: a
+    /// legacy change gets the identity its row shares with the new schema, a new-side change its `Z_PK`
+    /// (the notation of `tail`: entity, identity, (Z_PK n)). Reads only.
+    static func name(_ transaction: inout HistoryTransaction, from store: LegacyStore) throws {
+        let connection = store.connection
+        guard try connection.tableExists("coexist_identity") else { return }
+        let model = store.model
+        for index in transaction.changes.indices {
+            let change = transaction.changes[index]
+            guard let entity = change.entity else { continue }
+            let root = model?.entity(named: entity).map { model?.root(of: $0).name ?? entity } ?? entity
+            if change.objectID == nil, let pk = change.objectPK {
+                transaction.changes[index].objectID =
+                    try connection.scalar(
+                        "SELECT id FROM coexist_identity WHERE entity = ? AND pk = ?",
+                        [.text(root), .integer(pk)]
+                    ).textValue
+            } else if change.objectPK == nil, let id = change.objectID {
+                transaction.changes[index].objectPK =
+                    try connection.scalar(
+                        "SELECT pk FROM coexist_identity WHERE entity = ? AND id = ?",
+                        [.text(root), .text(id)]
+                    ).integerValue
+            }
+        }
     }
 
     static func detail(_ transaction: HistoryTransaction) -> String {

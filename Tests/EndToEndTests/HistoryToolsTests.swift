@@ -120,11 +120,19 @@ import Testing
         #expect(try oldest() == 100)
     }
 
-    /// The human listing gives local times (the JSON one UTC) and lines its columns up across sides.
-    @Test func theListingIsInLocalTimeWithAlignedColumns() throws {
+    /// The human listing gives local times (the JSON one UTC) and lines its columns up across sides; a
+    /// transaction shown names its objects in one notation whichever side wrote it.
+    @Test func humanOutputIsInLocalTimeAlignedInOneNotation() throws {
         let fixture = try EventFixture()
         let path = fixture.shared.legacy.path
-        _ = try fixture.legacyInsert("one")
+        let token = try fixture.legacyInsert("one")
+        let waited = try ProductProcess.run("coexistctl", ["wait", String(token), "--socket", fixture.daemon.socket])
+        #expect(waited.status == 0, "\(waited.stderr)")
+        // history show names objects as tail does: entity, identity, (Z_PK n), from whichever side wrote.
+        let legacy = try ProductProcess.run("coexistctl", ["history", "show", path, String(token)])
+        #expect(legacy.stdout.contains(/legacy insert Task [0-9a-f-]{36} \(Z_PK [0-9]+\)/), "\(legacy.stdout)")
+        let mirror = try ProductProcess.run("coexistctl", ["history", "show", path, String(token + 1)])
+        #expect(mirror.stdout.contains(/new insert Task [0-9a-f-]{36} \(Z_PK [0-9]+\)/), "\(mirror.stdout)")
         var environment = ProcessInfo.processInfo.environment
         environment["TZ"] = "Asia/Tokyo"  // UTC+9, no daylight saving time
         let human = try ProductProcess.run("coexistctl", ["history", "list", path], environment: environment)
