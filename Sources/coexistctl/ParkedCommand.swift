@@ -138,11 +138,17 @@ enum ParkedCommand: Subcommand {
         var parked: Int
     }
 
+    /// One parked item in the notation of `tail` and `history show` (side, entity, (Z_PK n)), then what
+    /// `parked drop --object` takes for it, when it parked (local time) and why.
     static func describe(_ item: BridgeRecords.Parked) -> String {
-        let what =
-            item.kind == "transaction"
-            ? "transaction \(item.token ?? 0) (\(item.side))" : "\(item.side)/\(item.entity ?? "?")/\(item.pk ?? 0)"
-        return "\(what)  since \(ReferenceDate.iso8601(secondsSince2001: item.parkedAt)): \(item.reason)"
+        let since = HistoryText.localDateTime(secondsSince2001: item.parkedAt)
+        guard item.kind != "transaction" else {
+            return "transaction \(item.token ?? 0) (\(item.side))  since \(since): \(item.reason)"
+        }
+        let entity = item.entity ?? "?"
+        let pk = item.pk ?? 0
+        return
+            "\(item.side) \(entity) (Z_PK \(pk))  [--object \(item.side)/\(entity)/\(pk)]  since \(since): \(item.reason)"
     }
 }
 
@@ -199,7 +205,8 @@ enum ConflictsCommand: Subcommand {
                 StandardStreams.out(try JSONOutput.encode(conflict, pretty: false))
             } else {
                 StandardStreams.out(
-                    "\(ReferenceDate.iso8601(secondsSince2001: conflict.detectedAt))  \(conflict.entity)/\(conflict.objectID).\(conflict.property)  "
+                    "\(HistoryText.localDateTime(secondsSince2001: conflict.detectedAt))  "
+                        + "\(conflict.entity) \(conflict.objectID) \(conflict.property): "
                         + "\(conflict.winnerSide) \(conflict.winnerToken) won over \(conflict.loserSide) \(conflict.loserToken) (\(conflict.policy))"
                 )
             }

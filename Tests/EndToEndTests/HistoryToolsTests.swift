@@ -269,6 +269,12 @@ import Testing
         #expect(retry.stdout.contains(#""parked":5"#), "\(retry.stdout)")
         #expect(try listed().count == 5)
         let one = twins[7]
+        // The human list names each as tail does, with what `drop --object` takes for it.
+        let human = try ProductProcess.run("coexistctl", ["parked", "list", path])
+        #expect(
+            human.stdout.contains("legacy Task (Z_PK \(one.pk))  [--object legacy/Task/\(one.pk)]  since "),
+            "\(human.stdout)"
+        )
         let drop = try ProductProcess.run("coexistctl", ["parked", "drop", path, "--object", "legacy/Task/\(one.pk)"])
         #expect(drop.status == 0, "\(drop.stderr)")
         #expect(try listed().count == 4)
