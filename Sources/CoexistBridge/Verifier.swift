@@ -43,8 +43,9 @@ public struct Verifier {
 
     let engine: SyncEngine
     let limit: Int
-    /// Told the number of objects compared so far, every 1,000 (a progress line).
-    public var progress: (Int) -> Void = { _ in }
+    /// Told the number of Core Data objects compared so far and how many there are, every 1,000 (a
+    /// progress bar; the total is counted in the comparison's snapshot first).
+    public var progress: (_ done: Int, _ total: Int) -> Void = { _, _ in }
 
     /// A verifier over the bridge's stores, listing at most `limit` differences.
     public init(engine: SyncEngine, limit: Int = 1_000) {
@@ -69,10 +70,13 @@ public struct Verifier {
             var legacyCount = 0
             var newCount = 0
             var seen: Set<ObjectRef> = []
-            for root in model.entities where root.superentity == nil {
+            let roots = model.entities.filter { $0.superentity == nil }
+            var total = 0
+            for root in roots { total += try engine.legacy.count(ObjectQuery(entity: root.name)) }
+            for root in roots {
                 try engine.legacy.forEachObject(of: root.name) { object in
                     legacyCount += 1
-                    if legacyCount % 1_000 == 0 { progress(legacyCount) }
+                    if legacyCount % 1_000 == 0 { progress(legacyCount, total) }
                     current = ObjectPair(legacy: object.id, new: nil)
                     let rootName = root.name
                     let recorded = try engine.identities.recordedID(root: rootName, pk: object.id.pk)

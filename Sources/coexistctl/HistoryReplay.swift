@@ -63,8 +63,27 @@ struct HistoryReplay {
         let source: Side = side == .new ? .legacy : .new
         if dryRun {
             let engine = try VerifyCommand.readOnlyEngine(target)
-            let touched = Set(try engine.objects(touchedAfter: from - 1, through: to))
-            let report = try Verifier(engine: engine, limit: 0).run()
+            let line = ProgressLine()
+            defer { line.finish() }
+            let range = Self.range(from: from, to: to, last: try engine.lastToken())
+            let touched = Set(
+                try engine.objects(touchedAfter: from - 1, through: to) { token in
+                    line.update("reading the range: token \(token)", fraction: range.fraction(token))
+                }
+            )
+            var verifier = Verifier(engine: engine, limit: 0)
+            var compared = false
+            verifier.progress = { done, total in
+                // The phase's first line at once (the reading's last one may have been drawn just before).
+                line.update(
+                    "comparing: \(done) of \(total) objects",
+                    fraction: total > 0 ? Double(done) / Double(total) : nil,
+                    force: !compared
+                )
+                compared = true
+            }
+            let report = try verifier.run()
+            line.finish()
             // The verifier and the history may know an object by different halves of its pair.
             let legacy = Set(touched.compactMap(\.legacy))
             let new = Set(touched.compactMap(\.new))
@@ -90,11 +109,15 @@ struct HistoryReplay {
         let writer = try BridgeWriter(target)
         _ = try writer.engine.catchUp()  // what is pending is a change on its way, not a divergence
         let line = ProgressLine()
+        defer { line.finish() }
+        let range = Self.range(from: from, to: to, last: try writer.engine.lastToken())
         let pairs = try writer.engine.objects(touchedAfter: from - 1, through: to) { token in
-            line.update("reading the range: token \(token)")
+            line.update("reading the range: token \(token)", fraction: range.fraction(token))
         }
-        line.finish()
+        // One transaction: no progress within it, but the phase is shown while it runs.
+        line.update("re-applying \(pairs.count) objects from the \(source) side", force: true)
         let result = try writer.engine.repair(pairs, from: source)
+        line.finish()
         if json {
             StandardStreams.out(
                 try JSONOutput.encode(
@@ -132,8 +155,10 @@ struct HistoryReplay {
         try identity.serveExclusively()
         let destination = try LegacyStore(path: other, options: OpenOptions())
         let progress = ProgressLine()
+        defer { progress.finish() }
+        let range = Self.range(from: from, to: to, last: try HistoryGaps.lastIssuedToken(source.connection))
         let result = try StoreReplay(source: source, target: destination).run(after: from - 1, through: to) { token in
-            progress.update("replayed through token \(token)")
+            progress.update("replayed through token \(token)", fraction: range.fraction(token))
         }
         progress.finish()
         for line in result.skipped { StandardStreams.error("coexistctl history: skipped: \(line)") }
@@ -152,6 +177,21 @@ struct HistoryReplay {
         }
         return result.skipped.isEmpty ? .success : .failure
     }
+
+    /// The tokens a range spans (through the store's last one when it is open-ended), for progress bars.
+    struct Span {
+        let first: Int64
+        let last: Int64
+
+        /// How far into the span `token` is (0…1).
+        func fraction(_ token: Int64) -> Double? {
+            guard last >= first else { return nil }
+            // In doubles: a range given from a far negative token must not overflow.
+            return (Double(token) - Double(first) + 1) / (Double(last) - Double(first) + 1)
+        }
+    }
+
+    static func range(from: Int64, to: Int64, last: Int64) -> Span { Span(first: from, last: min(to, last)) }
 
     struct Replayed: Encodable {
         var transactions: Int

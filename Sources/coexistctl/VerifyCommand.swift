@@ -133,7 +133,12 @@ enum VerifyCommand: Subcommand {
     static func readOnlyReport(_ target: StoreTarget, limit: Int) throws -> Verifier.Report {
         var verifier = Verifier(engine: try readOnlyEngine(target), limit: limit)
         let line = ProgressLine()
-        verifier.progress = { count in line.update("compared \(count) objects") }
+        verifier.progress = { done, total in
+            line.update(
+                "verify: compared \(done) of \(total) objects",
+                fraction: total > 0 ? Double(done) / Double(total) : nil
+            )
+        }
         defer { line.finish() }
         return try verifier.run()
     }

@@ -1,3 +1,5 @@
+import CoexistHistory
+import CoexistLegacyStore
 import Foundation
 import TestSupport
 import Testing
@@ -46,6 +48,51 @@ import Testing
                 )
             }
         }
+    }
+
+    /// The initial sync of `coexistd --once`, `verify` and a replay's dry run draw their bars, each with
+    /// its fraction, on a terminal (drawn from the first update: `COEXIST_PROGRESS_AFTER_MS=0`).
+    @Test func longOperationsDrawTheirBars() throws {
+        let directory = try TemporaryDirectory()
+        let shared = try SharedStore.create(in: directory)
+        let path = shared.legacy.path
+        try shared.legacy.save(SaveMetadata(author: "old-app")) { save in
+            for index in 0..<2_500 {
+                var values = DemoStore.mandatoryValues(for: "Task", in: shared.legacy)
+                values["id"] = .uuid([UInt8](repeating: 7, count: 14) + [UInt8(index >> 8), UInt8(index & 0xFF)])
+                values["title"] = .string("task \(index)")
+                _ = try save.insert("Task", values)
+            }
+        }
+        var environment = ProcessInfo.processInfo.environment
+        environment["COEXIST_PROGRESS_AFTER_MS"] = "0"
+        for name in ["INVOCATION_ID", "JOURNAL_STREAM", "SYSTEMD_EXEC_PID", "NOTIFY_SOCKET"] { environment[name] = nil }
+        func onTerminal(_ product: String, _ arguments: [String]) throws -> String {
+            let command = ([ProductProcess.productsDirectory + "/" + product] + arguments).map(Self.quoted)
+            let result = try ProductProcess.run(
+                path: "/usr/bin/timeout",
+                ["-s", "KILL", "300", "script", "-qefc", command.joined(separator: " "), "/dev/null"],
+                environment: environment
+            )
+            #expect(result.status == 0, "\(arguments): \(result.stdout.suffix(500))")
+            return result.stdout
+        }
+        let sync = try onTerminal(
+            "coexistd",
+            ["--database", path, "--socket", directory.file("c.sock"), "--initial-sync-chunk", "100", "--once"]
+        )
+        #expect(sync.contains(/\[#* *\] [0-9]+% initial sync legacy-to-new/), "\(sync.suffix(600).debugDescription)")
+        let verify = try onTerminal("coexistctl", ["verify", path])
+        #expect(
+            verify.contains(/\[#{7,8} *\] [34][0-9]% verify: compared 1000 of 25[0-9]{2} objects/),
+            "\(verify.debugDescription)"
+        )
+        let replay = try onTerminal(
+            "coexistctl",
+            ["history", "replay", path, "--from", "1", "--into", "new", "--dry-run"]
+        )
+        #expect(replay.contains("% reading the range: token "), "\(replay.debugDescription)")
+        #expect(replay.contains(/\] [0-9]+% comparing: 1000 of 25[0-9]{2} objects/), "\(replay.debugDescription)")
     }
 
     @Test func noTerminalGetsNoBar() throws {

@@ -14,8 +14,17 @@ public final class ProgressLine: @unchecked Sendable {
     private let delay: UInt64
 
     /// A progress line for the running command, drawn once it has run `delay` nanoseconds (default a
-    /// second: quick operations draw nothing); 0 for one told of few, long phases.
-    public init(delay: UInt64 = 1_000_000_000) { self.delay = delay }
+    /// second: quick operations draw nothing); 0 for one told of few, long phases. The environment's
+    /// `COEXIST_PROGRESS_AFTER_MS` (milliseconds) overrides it: the tests draw bars of quick operations.
+    public init(delay: UInt64 = 1_000_000_000) {
+        if let text = getenv("COEXIST_PROGRESS_AFTER_MS").map({ String(cString: $0) }), let millis = UInt64(text),
+            millis <= 3_600_000
+        {
+            self.delay = millis * 1_000_000
+        } else {
+            self.delay = delay
+        }
+    }
 
     /// Redraws the line with `text`, led by a bar when `fraction` (0…1) is known, when it is due (`force`:
     /// now, for a phase that may last long).
