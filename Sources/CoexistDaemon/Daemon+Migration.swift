@@ -43,13 +43,19 @@ extension Daemon {
             default: throw error
             }
         }
-        for warning in report.warnings { logger.warning(warning) }
+        let fields: [LogField: String] = [.event: "migrated", .database: configuration.database]
+        for warning in report.warnings { logger.warning(warning, fields: [.database: configuration.database]) }
         for step in report.steps {
             logger.notice(
-                "migrated \(configuration.database): \(step.from) → \(step.to): " + step.changes.joined(separator: "; ")
+                "migrated \(configuration.database): \(step.from) → \(step.to): "
+                    + step.changes.joined(separator: "; "),
+                fields: fields
             )
         }
-        logger.notice("migrated \(configuration.database) to \(report.to); backup \(report.backup ?? "none")")
+        logger.notice(
+            "migrated \(configuration.database) to \(report.to); backup \(report.backup ?? "none")",
+            fields: fields
+        )
     }
 
     /// How the served file migrates when `coexistctl migrate` asks the running daemon: to a version of the
@@ -80,9 +86,17 @@ extension Daemon {
             options.transforms = transforms
             let report = try Migrator.migrate(store: database, versions: versions, options: options)
             for step in report.steps {
-                logger.notice("migrated \(database): \(step.from) → \(step.to) (\(step.how))")
+                logger.notice(
+                    "migrated \(database): \(step.from) → \(step.to) (\(step.how))",
+                    fields: [.event: "migrated", .database: database]
+                )
             }
-            if let backup = report.backup { logger.notice("migrated \(database) to \(report.to); backup \(backup)") }
+            if let backup = report.backup {
+                logger.notice(
+                    "migrated \(database) to \(report.to); backup \(backup)",
+                    fields: [.event: "migrated", .database: database]
+                )
+            }
             return report
         }
     }

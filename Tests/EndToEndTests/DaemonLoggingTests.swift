@@ -1,3 +1,6 @@
+import CoexistHistory
+import CoexistLegacyStore
+import CoexistStore
 import Foundation
 import TestSupport
 import Testing
@@ -121,5 +124,60 @@ extension DaemonLoggingTests {
         }
         #expect(entries.count == 1, "only the summary, no journal entry: \(entries)")
         #expect(entries.last?["STDERR"]?.contains("notice: coexistd ready") == true, "\(entries)")
+    }
+}
+
+extension DaemonLoggingTests {
+    /// A conflict and parked objects reach the journal with the fields that name them: what happened, the
+    /// side, entity, object, property and token. The store is prepared with coexistd stopped: both sides
+    /// change one category's name, and two Core Data tasks share another's id.
+    @Test(.enabled(if: getuid() == 0, "a private mount namespace needs root"))
+    func conflictsAndParkedObjectsCarryTheirFields() throws {
+        let directory = try TemporaryDirectory()
+        let shared = try SharedStore.create(in: directory)
+        let store = shared.legacy.path
+        let author = SaveMetadata(author: "old-app")
+        var category = ObjectID(entity: "Category", pk: 0)
+        try shared.legacy.save(author) { save in
+            category = try save.insert("Category", ["id": DemoStore.uuid(1), "name": .string("start")])
+        }
+        let synced = try ProductProcess.run(
+            "coexistd",
+            ["--database", store, "--socket", directory.file("c.sock"), "--config", "/dev/null", "--once"]
+        )
+        #expect(synced.status == 0, "\(synced.stderr)")
+        try shared.legacy.save(author) { save in
+            try save.update(category, ["name": .string("legacy")])
+            for title in ["twin a", "twin b"] {
+                _ = try save.insert("Task", ["id": DemoStore.uuid(9), "title": .string(title), "createdAt": .date(0)])
+            }
+        }
+        let ref = ObjectRef(entity: "Category", id: try #require(DemoStore.uuid(1).uuidString))
+        try shared.new.save(SaveMetadata(author: "new-app")) { save in try save.update(ref, ["name": .string("new")]) }
+
+        let capture = Fixtures.repository + "/Tests/EndToEndTests/Python/journal_capture.py"
+        let result = try ProductProcess.run(
+            path: "unshare",
+            [
+                "--mount", "--propagation", "private", "/bin/sh", "-c",
+                "mount -t tmpfs tmpfs /run && exec python3 \"$@\"", "sh", capture,
+                ProductProcess.productsDirectory + "/coexistd", "--database", store, "--socket",
+                directory.file("c.sock"), "--config", "/dev/null", "--allow-uids", "4242",
+            ]
+        )
+        #expect(result.status == 0, "\(result.stderr)")
+        let entries = result.stdout.split(separator: "\n").compactMap {
+            try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: String]
+        }
+        let conflict = entries.first { $0["COEXIST_EVENT"] == "conflict" }
+        #expect(conflict?["COEXIST_ENTITY"] == "Category", "\(entries)")
+        #expect(conflict?["COEXIST_PROPERTY"] == "name")
+        #expect(conflict?["COEXIST_OBJECT"]?.isEmpty == false)
+        #expect(conflict?["COEXIST_TOKEN"].flatMap { Int64($0) } != nil)
+        #expect(conflict?["PRIORITY"] == "4")
+        let parked = entries.first { $0["COEXIST_EVENT"] == "parked-object" }
+        #expect(parked?["COEXIST_SIDE"] == "legacy", "\(entries)")
+        #expect(parked?["COEXIST_ENTITY"] == "Task")
+        #expect(parked?["COEXIST_OBJECT"]?.isEmpty == false)
     }
 }

@@ -26,7 +26,7 @@ public struct LogField: Sendable, Hashable {
         "COEXIST_EVENT",
         "what happened: conflict, parked-transaction, parked-object, retry-failed, fallback, mirror-failed, "
             + "lagged, refused, over-budget, consumer-expired, parked-mirrored, pruned, initial-sync, reloaded, "
-            + "reload-failed"
+            + "reload-failed, migrated"
     )
     /// A connected peer's process id (SO_PEERCRED).
     public static let peerPID = LogField("COEXIST_PEER_PID", "a socket peer's process id")
