@@ -3,13 +3,14 @@ import CoexistRuntime
 
 /// How the initial sync's progress is told: `STATUS=` with `EXTEND_TIMEOUT_USEC` (so that a large store
 /// never hits systemd's start timeout while it makes progress) at most every second, a log line at info
-/// level every 5 seconds, and a notice when it ends.
+/// level at the first chunk (the operator sees the sync start and its size) then every 5 seconds, and a
+/// notice when it ends.
 struct InitialSyncReport {
     let notifier: ServiceNotifier
     let logger: Logger
     let startedAt = Monotonic.now()
     private var statusAt: UInt64 = 0
-    private var loggedAt: UInt64
+    private var loggedAt: UInt64?
     private var last: SyncEngine.InitialSyncProgress?
     /// The first progress of this run: a resumed sync's ETA counts only what this run does.
     private var first: (at: UInt64, done: Int)?
@@ -24,7 +25,6 @@ struct InitialSyncReport {
     init(notifier: ServiceNotifier, logger: Logger) {
         self.notifier = notifier
         self.logger = logger
-        loggedAt = startedAt
         bar = notifier.isEnabled ? nil : ProgressLine()
     }
 
@@ -41,7 +41,7 @@ struct InitialSyncReport {
             notifier.notify("STATUS=\(text)\nEXTEND_TIMEOUT_USEC=\(Self.extension_)")
         }
         // On a terminal the bar shows the progress: a log line every 5 s would break it.
-        if bar == nil || bar?.isDrawing == false, now >= loggedAt + 5_000_000_000 {
+        if bar == nil || bar?.isDrawing == false, loggedAt.map({ now >= $0 + 5_000_000_000 }) ?? true {
             loggedAt = now
             logger.info(Self.describe(progress, since: first, now: now), fields: [.event: "initial-sync"])
         }

@@ -63,6 +63,9 @@ import Testing
         #expect(subscribed?.contains(#""type":"subscribed""#) == true, "\(subscribed ?? "nothing")")
         #expect(subscribed?.contains(#""id":7"#) == true)
         #expect(daemon.log.contains("initial sync done: 5000 objects legacy-to-new"), "\(daemon.log)")
+        // The progress at info level (the first chunk's at once, then every 5 s), with an ETA in status.
+        #expect(daemon.log.contains("info: initial sync legacy-to-new "), "\(daemon.log.prefix(2_000))")
+        #expect(starting.contains { $0.contains(" s left") || $0.contains(" min left") }, "\(starting.suffix(3))")
         // systemd heard the progress, with more time for the start each time, before READY=1.
         var messages: [String] = []
         while let message = notify.receive(timeout: 0.5) { messages.append(message) }
