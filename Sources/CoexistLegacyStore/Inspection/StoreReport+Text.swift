@@ -17,7 +17,7 @@ extension StoreReport {
         for entity in entities {
             let parent = entity.parent.map { " : \($0)" } ?? ""
             lines.append(
-                "  \(pad(String(entity.number), 5)) \(pad(entity.name, nameWidth)) \(pad(String(entity.rows), 8)) rows"
+                "  \(pad(String(entity.number), 5)) \(pad(entity.name, nameWidth)) \(padLeft(String(entity.rows), 9)) rows"
                     + "  in \(entity.table ?? "(no table)")\(parent)"
             )
         }
@@ -55,5 +55,10 @@ extension StoreReport {
 
     private func pad(_ text: String, _ width: Int) -> String {
         text + String(repeating: " ", count: max(0, width - text.count))
+    }
+
+    /// `text` right-aligned in `width` (counts line up by their last digit).
+    private func padLeft(_ text: String, _ width: Int) -> String {
+        String(repeating: " ", count: max(0, width - text.count)) + text
     }
 }
