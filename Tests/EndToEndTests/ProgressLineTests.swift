@@ -50,6 +50,30 @@ import Testing
         }
     }
 
+    /// A bar fits the terminal's width (a line that wraps cannot be redrawn in place).
+    @Test func aBarFitsANarrowTerminal() throws {
+        let directory = try TemporaryDirectory()
+        let path = try v1Store(in: directory)
+        let command = [
+            ProductProcess.productsDirectory + "/coexistctl", "migrate", path, "--model", Fixtures.demoModel,
+        ]
+        let result = try ProductProcess.run(
+            path: "/usr/bin/timeout",
+            [
+                "-s", "KILL", "120", "script", "-qefc",
+                "stty cols 40 && " + command.map(Self.quoted).joined(separator: " "),
+                "/dev/null",
+            ]
+        )
+        #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
+        let bars = result.stdout.components(separatedBy: "\r\u{1B}[K").filter { $0.hasPrefix("[") }
+        #expect(!bars.isEmpty, "\(result.stdout.debugDescription)")
+        for bar in bars {
+            let drawn = bar.split(separator: "\r", maxSplits: 1).first ?? ""
+            #expect(drawn.count <= 39, "\(drawn.debugDescription)")
+        }
+    }
+
     /// The initial sync of `coexistd --once`, `verify` and a replay's dry run draw their bars, each with
     /// its fraction, on a terminal (drawn from the first update: `COEXIST_PROGRESS_AFTER_MS=0`).
     @Test func longOperationsDrawTheirBars() throws {

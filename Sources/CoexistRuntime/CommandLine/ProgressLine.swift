@@ -40,7 +40,7 @@ public final class ProgressLine: @unchecked Sendable {
             let bar = String(repeating: "#", count: filled) + String(repeating: " ", count: 20 - filled)
             line = "[\(bar)] \(Int(min(max(fraction, 0), 1) * 100))% " + line
         }
-        StandardStreams.drawProgress(String(line.prefix(Self.width)))
+        StandardStreams.drawProgress(String(line.prefix(Self.width())))
     }
 
     /// Whether the line is drawn (standard error is a terminal and the operation runs long enough).
@@ -52,8 +52,13 @@ public final class ProgressLine: @unchecked Sendable {
         drawn = false
     }
 
-    /// The longest line drawn (a terminal narrower than this wraps it).
-    static let width = 110
+    /// The longest line drawn: one column less than the terminal's width (a line that wraps cannot be
+    /// redrawn in place), 110 when the width is unknown.
+    static func width() -> Int {
+        var size = winsize()
+        guard ioctl(STDERR_FILENO, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 else { return 110 }
+        return max(20, Int(size.ws_col) - 1)
+    }
 
     private static func now() -> UInt64 {
         var time = timespec()
