@@ -267,7 +267,7 @@ final class BridgeWorker: @unchecked Sendable {
             if state.failure != nil { return }
             guard due else { continue }
             // The commit watcher has seen the commit visible: no need to wait for it here.
-            let version = CommitWatcher.visibleDataVersion(connection, after: state.dataVersion, waitForCommit: false)
+            let version = connection.visibleDataVersion(after: state.dataVersion, waitForCommit: false)
             let moved = version != state.dataVersion
             if moved {
                 events.signal()  // the fallback check may be the first to see it: the event thread publishes

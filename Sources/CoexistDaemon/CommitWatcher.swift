@@ -35,27 +35,10 @@ final class CommitWatcher {
     /// (`waitForCommit`), the version is read again briefly while it has not moved (inotify fires on the
     /// first write to the WAL, a little before the commit becomes visible). False when it cannot be read.
     func commitLanded(waitForCommit: Bool) -> Bool {
-        guard let version = Self.visibleDataVersion(connection, after: seen, waitForCommit: waitForCommit),
+        guard let version = connection.visibleDataVersion(after: seen, waitForCommit: waitForCommit),
             version != seen
         else { return false }
         seen = version
         return true
-    }
-
-    /// `PRAGMA data_version` of `connection`, read again for up to about 200 µs while it still equals
-    /// `last` when `waitForCommit`; nil when it cannot be read.
-    static func visibleDataVersion(_ connection: Connection, after last: Int64?, waitForCommit: Bool) -> Int64? {
-        do {
-            var version = try connection.dataVersion()
-            var retries = 0
-            while waitForCommit && version == last && retries < 10 {
-                usleep(20)
-                version = try connection.dataVersion()
-                retries += 1
-            }
-            return version
-        } catch {
-            return nil
-        }
     }
 }

@@ -1,13 +1,14 @@
 /// Where a context learns that other processes committed: from the file itself, or from coexistd.
 public enum CommitSource: Sendable, Hashable {
-    /// The file's own commits, read every `interval` seconds (``StoreWatcher/init(path:interval:)``): works
-    /// without coexistd; the other stack's commits arrive once coexistd has mirrored them.
-    case file(interval: Double = 0.001)
+    /// The file's own commits, seen as the file is written and at least every `interval` seconds
+    /// (``StoreWatcher/init(path:interval:)``): works without coexistd; the other stack's commits arrive
+    /// once coexistd has mirrored them.
+    case file(interval: Double = 0.1)
     /// coexistd's event socket (``StoreWatcher/init(coexistdSocket:sides:)``): pushed as coexistd sees each
     /// transaction, mirrors included.
     case coexistd(socket: String)
 
-    /// The file's commits, read every millisecond.
+    /// The file's commits, seen as the file is written.
     public static var file: CommitSource { .file() }
 
     /// A watcher of `path` from this source, for a context of `side` (`legacy` or `new`).

@@ -15,7 +15,7 @@ import Synchronization
 /// ```
 ///
 /// - The file (``init(path:interval:)``): SQLite's `PRAGMA data_version` on a read-only connection of its
-///   own, read on a background thread. The version it starts from is read before `init` returns: every
+///   own, read on a background thread when inotify reports a write to the database or its WAL. The version it starts from is read before `init` returns: every
 ///   commit after that is reported; several commits between two reads are reported once (merging reads
 ///   all of them from the history). When the file cannot be read any more (three reads in a row fail),
 ///   the stream ends by throwing ``LiveError/file(_:)``.
@@ -33,15 +33,38 @@ public final class StoreWatcher: Sendable {
     private final class State: @unchecked Sendable {
         let connection: Connection
         let continuation: AsyncThrowingStream<Int64, any Error>.Continuation
-        init(connection: Connection, continuation: AsyncThrowingStream<Int64, any Error>.Continuation) {
+        /// The inotify watch of the file's folder; nil where inotify is not available.
+        let files: DirectoryWatcher?
+
+        init(
+            connection: Connection,
+            continuation: AsyncThrowingStream<Int64, any Error>.Continuation,
+            files: DirectoryWatcher?
+        ) {
             self.connection = connection
             self.continuation = continuation
+            self.files = files
+        }
+
+        /// Waits up to `milliseconds` for a write to the database or its WAL; true when one came.
+        func waitForWrite(milliseconds: Int32) -> Bool {
+            guard let files else { return pause(milliseconds: milliseconds) }
+            var descriptor = pollfd(fd: files.descriptor, events: Int16(POLLIN), revents: 0)
+            guard poll(&descriptor, 1, milliseconds) > 0 else { return false }
+            return files.drain()
+        }
+
+        /// Sleeps `milliseconds`; false (no write seen).
+        func pause(milliseconds: Int32) -> Bool {
+            usleep(UInt32(milliseconds) * 1_000)
+            return false
         }
     }
 
-    /// Watches the store at `path`, reading its data version every `interval` seconds (1 ms by default:
-    /// one cheap read of the connection's state).
-    public init(path: String, interval: Double = 0.001) throws(LiveError) {
+    /// Watches the store at `path`: its data version is read as soon as the database or its WAL is
+    /// written (inotify on its folder), and at least every `interval` seconds (a write inotify cannot see,
+    /// on a network file system). Without inotify it is read every millisecond.
+    public init(path: String, interval: Double = 0.1) throws(LiveError) {
         let connection: Connection
         let start: Int64
         do {
@@ -55,27 +78,33 @@ public final class StoreWatcher: Sendable {
         )
         commits = stream
         stopped = Atomic(false)
-        let state = State(connection: connection, continuation: continuation)
-        let pause = UInt32(max(100, min(1_000_000, interval * 1_000_000)))
+        let url = URL(fileURLWithPath: path)
+        let name = url.lastPathComponent
+        // Watched before the thread starts: a commit from now on wakes it (the version read above is the start).
+        let files = try? DirectoryWatcher(
+            directory: url.deletingLastPathComponent().path,
+            names: [name, name + "-wal"]
+        )
+        let state = State(connection: connection, continuation: continuation, files: files)
+        let wait = Int32(max(1, min(60_000, (files == nil ? 0.001 : interval) * 1_000)))
         let thread = Thread { [weak self] in
             var last = start
             var failures = 0
             while let watcher = self, !watcher.stopped.load(ordering: .acquiring) {
-                do {
-                    let version = try state.connection.dataVersion()
-                    failures = 0
-                    if version != last {
-                        last = version
-                        state.continuation.yield(version)
-                    }
-                } catch {
+                let written = failures == 0 ? state.waitForWrite(milliseconds: wait) : state.pause(milliseconds: 10)
+                guard let version = state.connection.visibleDataVersion(after: last, waitForCommit: written) else {
                     failures += 1
                     if failures >= 3 {
-                        state.continuation.finish(throwing: LiveError.file("\(error)"))
+                        state.continuation.finish(throwing: LiveError.file("\(path): PRAGMA data_version failed"))
                         return
                     }
+                    continue
                 }
-                usleep(failures > 0 ? 10_000 : pause)
+                failures = 0
+                if version != last {
+                    last = version
+                    state.continuation.yield(version)
+                }
             }
             state.continuation.finish()
         }

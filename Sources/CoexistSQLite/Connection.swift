@@ -193,6 +193,24 @@ public final class Connection {
         try scalar("PRAGMA data_version").integerValue ?? 0
     }
 
+    /// ``dataVersion()`` read again for up to about 200 µs while it still equals `last`, when
+    /// `waitForCommit` (a file watch fires on the first write to the WAL, a little before the commit is
+    /// visible); nil when it cannot be read.
+    public func visibleDataVersion(after last: Int64?, waitForCommit: Bool) -> Int64? {
+        do {
+            var version = try dataVersion()
+            var retries = 0
+            while waitForCommit && version == last && retries < 10 {
+                usleep(20)
+                version = try dataVersion()
+                retries += 1
+            }
+            return version
+        } catch {
+            return nil
+        }
+    }
+
     /// Whether a table (or view) named `name` exists in the main schema.
     public func tableExists(_ name: String) throws(SQLiteError) -> Bool {
         try scalar("SELECT 1 FROM sqlite_master WHERE type IN ('table','view') AND name = ?", [.text(name)]) != .null
