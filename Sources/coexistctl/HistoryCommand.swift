@@ -169,17 +169,20 @@ enum HistoryText {
         return lines.joined(separator: "\n")
     }
 
-    /// `2026-12-03 10:21:31` in the local time zone, from a Core Data timestamp (seconds since 2001).
+    /// `2026-12-03 10:21:31+01:00`: the local time with its offset from UTC (so that a time copied into
+    /// `--before` or `--after` means the same instant), from a Core Data timestamp (seconds since 2001).
     static func localDateTime(secondsSince2001 seconds: Double) -> String {
         let unix = seconds + 978_307_200
         guard unix.isFinite, abs(unix) < 1e15 else { return ReferenceDate.iso8601(secondsSince2001: seconds) }
         var whole = time_t(unix.rounded(.down))
         var parts = tm()
         guard localtime_r(&whole, &parts) != nil else { return ReferenceDate.iso8601(secondsSince2001: seconds) }
+        let offset = Int(parts.tm_gmtoff) / 60
+        let sign = offset < 0 ? "-" : "+"
         return TailFormat.pad(parts.tm_year + 1900, 4) + "-" + TailFormat.pad(parts.tm_mon + 1, 2) + "-"
-            + TailFormat.pad(parts.tm_mday, 2) + " "
-            + TailFormat.pad(parts.tm_hour, 2) + ":" + TailFormat.pad(parts.tm_min, 2) + ":"
-            + TailFormat.pad(parts.tm_sec, 2)
+            + TailFormat.pad(parts.tm_mday, 2) + " " + TailFormat.pad(parts.tm_hour, 2) + ":"
+            + TailFormat.pad(parts.tm_min, 2) + ":" + TailFormat.pad(parts.tm_sec, 2) + sign
+            + TailFormat.pad(Int32(abs(offset) / 60), 2) + ":" + TailFormat.pad(Int32(abs(offset) % 60), 2)
     }
 
     static func describe(_ value: AttributeValue) -> String {

@@ -156,6 +156,8 @@ extension DaemonLoggingTests {
         try shared.new.save(SaveMetadata(author: "new-app")) { save in try save.update(ref, ["name": .string("new")]) }
 
         let capture = Fixtures.repository + "/Tests/EndToEndTests/Python/journal_capture.py"
+        var environment = ProcessInfo.processInfo.environment
+        environment["WAIT_FOR_EVENTS"] = "conflict,parked-object"  // the bridge logs them after "ready"
         let result = try ProductProcess.run(
             path: "unshare",
             [
@@ -163,7 +165,8 @@ extension DaemonLoggingTests {
                 "mount -t tmpfs tmpfs /run && exec python3 \"$@\"", "sh", capture,
                 ProductProcess.productsDirectory + "/coexistd", "--database", store, "--socket",
                 directory.file("c.sock"), "--config", "/dev/null", "--allow-uids", "4242",
-            ]
+            ],
+            environment: environment
         )
         #expect(result.status == 0, "\(result.stderr)")
         let entries = result.stdout.split(separator: "\n").compactMap {

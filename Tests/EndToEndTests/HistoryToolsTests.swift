@@ -145,7 +145,18 @@ import Testing
         formatter.dateFormat = "yyyy-MM-dd HH:mm:ss"
         formatter.timeZone = TimeZone(identifier: "Asia/Tokyo")
         let lines = human.stdout.split(separator: "\n").map(String.init)
-        #expect(lines.first?.contains("  \(formatter.string(from: utc))  ") == true, "\(lines) vs \(first.timestamp)")
+        #expect(
+            lines.first?.contains("  \(formatter.string(from: utc))+09:00  ") == true,
+            "\(lines) vs \(first.timestamp)"
+        )
+        // A time copied from the listing means the same instant to --before (its offset is in it).
+        let shown = try #require(lines.first?.firstMatch(of: /\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\+09:00/)?.0)
+        let before = try ProductProcess.run(
+            "coexistctl",
+            ["history", "list", path, "--before", String(shown)],
+            environment: environment
+        )
+        #expect(before.status == 0 && before.stdout.isEmpty, "nothing was saved before the first: \(before.stdout)")
         // The author column starts at one place whatever the side.
         let columns = Set(
             lines.compactMap { line in

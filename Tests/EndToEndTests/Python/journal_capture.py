@@ -77,6 +77,16 @@ def main():
             client.close()
         except OSError:
             pass
+    # WAIT_FOR_EVENTS=conflict,parked-object: the daemon is stopped only once it logged each of these
+    # COEXIST_EVENTs (its bridge works after "ready"), or after two minutes.
+    wanted = set(filter(None, os.environ.get("WAIT_FOR_EVENTS", "").split(",")))
+    deadline = time.monotonic() + 120
+    while wanted and time.monotonic() < deadline and daemon.poll() is None:
+        wanted -= {entry.get("COEXIST_EVENT") for entry in entries}
+        try:
+            entries.append(parse(journal.recv(1 << 20)))
+        except socket.timeout:
+            continue
     time.sleep(0.3)
     daemon.send_signal(signal.SIGTERM)
     stderr = daemon.communicate(timeout=30)[1]
