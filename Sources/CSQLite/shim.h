@@ -11,11 +11,4 @@ static inline sqlite3_destructor_type coexist_sqlite_transient(void) {
     return SQLITE_TRANSIENT;
 }
 
-/// `sqlite3_config(SQLITE_CONFIG_STMTJRNL_SPILL, bytes)` (a variadic call Swift cannot make): statement
-/// journals stay in memory up to `bytes`, then spill to a temporary file. Only before the library is
-/// initialized (the first connection opened); SQLITE_MISUSE after.
-static inline int coexist_sqlite_statement_journal_spill(int bytes) {
-    return sqlite3_config(SQLITE_CONFIG_STMTJRNL_SPILL, bytes);
-}
-
 #endif

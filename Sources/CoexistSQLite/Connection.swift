@@ -49,7 +49,6 @@ public final class Connection {
     /// Throws ``SQLiteError`` when the file cannot be opened, is not a database (`SQLITE_NOTADB`, detected by
     /// reading the schema at once), or a pragma fails.
     public init(path: String, options: OpenOptions = OpenOptions()) throws(SQLiteError) {
-        _ = libraryConfigured
         self.path = path
         self.options = options
         var flags = SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE
@@ -235,12 +234,3 @@ extension Connection {
     /// The SQLite library this process runs with (`3.40.1`).
     public static var libraryVersion: String { String(cString: sqlite3_libversion()) }
 }
-
-/// The library's process-wide settings, made once before the first connection opens (SQLite takes them
-/// only before it initializes): a statement journal stays in memory up to 4 MiB before it spills to a
-/// temporary file (SQLite's default, 64 KiB, made a connection with `temp_store=FILE` — the bridge's —
-/// create, write and delete a file in /var/tmp at every pass that changed 16 pages). Big passes still
-/// spill, so their memory stays bounded.
-private let libraryConfigured: Bool = {
-    coexist_sqlite_statement_journal_spill(4 << 20) == SQLITE_OK
-}()
