@@ -35,4 +35,24 @@ import Testing
         #expect(result.stdout.contains("equal: "), "verify ran: \(result.stdout.suffix(2_000))")
         #expect(FileManager.default.fileExists(atPath: folder + "/history.ndjson"))
     }
+
+    /// The README's benchmark commands (measurements of minutes, run at a small scale by BenchSmokeTests)
+    /// name scenarios and options coexist-bench has: each `coexist-bench SCENARIO --option …` it shows is
+    /// checked against the tool's own usage, so a renamed scenario or option fails here.
+    @Test func everyBenchmarkCommandNamesWhatTheToolHas() throws {
+        let readme = try String(contentsOfFile: Fixtures.repository + "/README.md", encoding: .utf8)
+        let help = try ProductProcess.run("coexist-bench", ["--help"])
+        #expect(help.status == 0, "\(help.stderr)")
+        let scenarios = Set(help.stdout.matches(of: #/\n  ([a-z][a-z-]*)  /#).map { String($0.1) })
+        #expect(scenarios.isSuperset(of: ["latency", "publish", "crash", "soak", "all"]), "\(scenarios)")
+        let commands = readme.matches(of: /coexist-bench ([a-z][a-z-]*)([^`|\n]*)/)
+        #expect(commands.count >= 15, "\(commands.count) benchmark commands found")
+        for command in commands {
+            let scenario = String(command.1)
+            #expect(scenarios.contains(scenario), "the README runs coexist-bench \(scenario), which it does not have")
+            for option in command.2.matches(of: /--([a-z-]+)/) {
+                #expect(help.stdout.contains("--\(option.1)"), "coexist-bench \(scenario) --\(option.1) is unknown")
+            }
+        }
+    }
 }
