@@ -12,13 +12,8 @@ import Testing
 @Suite struct MigrateCommandTests {
     /// A demo store at V1 with a category, two tasks and an update in its history.
     func v1Store(in directory: TemporaryDirectory) throws -> String {
-        let path = directory.file("Tasks.sqlite")
-        let created = try ProductProcess.run(
-            "coexistctl",
-            ["create", path, "--model", Fixtures.demoModel + "/TaskModel.xcdatamodel"]
-        )
-        #expect(created.status == 0, "\(created.stderr)")
-        let store = try LegacyStore(path: path, options: OpenOptions())
+        let store = try DemoStore.createVersion1(in: directory)
+        let path = store.path
         var task = ObjectID(entity: "Task", pk: 0)
         try store.save(SaveMetadata(author: "old-app")) { save in
             let work = try save.insert("Category", ["id": DemoStore.uuid(1), "name": .string("Work")])

@@ -8,27 +8,29 @@ import Testing
 /// bar shows from its first step) under a pseudo-terminal made by util-linux's `script`, and without one.
 @Suite struct ProgressLineTests {
     /// A demo store at TaskModel (1.0.0), which `migrate` takes to TaskModel 2 with a warning on stderr.
-    func v1Store(in directory: TemporaryDirectory) throws -> String {
-        let path = directory.file("Tasks.sqlite")
-        let created = try ProductProcess.run(
-            "coexistctl",
-            ["create", path, "--model", Fixtures.demoModel + "/TaskModel.xcdatamodel"]
+    func v1Store(in directory: TemporaryDirectory) throws -> String { try DemoStore.createVersion1(in: directory).path }
+
+    /// `product` with `arguments` run on a pseudo-terminal (`script`: -q no banner, -e the command's exit
+    /// status, -f output as it comes; the pty merges both streams), `columns` wide when given.
+    static func onTerminal(
+        _ product: String,
+        _ arguments: [String],
+        columns: Int? = nil,
+        environment: [String: String]? = nil
+    ) throws -> ProductProcess.Result {
+        let command = ([ProductProcess.productsDirectory + "/" + product] + arguments).map(quoted)
+        let width = columns.map { "stty cols \($0) && " } ?? ""
+        return try ProductProcess.run(
+            path: "/usr/bin/timeout",
+            ["-s", "KILL", "300", "script", "-qefc", width + command.joined(separator: " "), "/dev/null"],
+            environment: environment
         )
-        #expect(created.status == 0, "\(created.stderr)")
-        return path
     }
 
     @Test func aTerminalGetsABarThatMessagesEraseFirst() throws {
         let directory = try TemporaryDirectory()
         let path = try v1Store(in: directory)
-        let command = [
-            ProductProcess.productsDirectory + "/coexistctl", "migrate", path, "--model", Fixtures.demoModel,
-        ]
-        // -q: no banner; -e: the command's exit status; -f: output as it comes; the pty merges both streams.
-        let result = try ProductProcess.run(
-            path: "/usr/bin/timeout",
-            ["-s", "KILL", "120", "script", "-qefc", command.map(Self.quoted).joined(separator: " "), "/dev/null"]
-        )
+        let result = try Self.onTerminal("coexistctl", ["migrate", path, "--model", Fixtures.demoModel])
         #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
         let erase = "\r\u{1B}[K"
         #expect(
@@ -54,17 +56,7 @@ import Testing
     @Test func aBarFitsANarrowTerminal() throws {
         let directory = try TemporaryDirectory()
         let path = try v1Store(in: directory)
-        let command = [
-            ProductProcess.productsDirectory + "/coexistctl", "migrate", path, "--model", Fixtures.demoModel,
-        ]
-        let result = try ProductProcess.run(
-            path: "/usr/bin/timeout",
-            [
-                "-s", "KILL", "120", "script", "-qefc",
-                "stty cols 40 && " + command.map(Self.quoted).joined(separator: " "),
-                "/dev/null",
-            ]
-        )
+        let result = try Self.onTerminal("coexistctl", ["migrate", path, "--model", Fixtures.demoModel], columns: 40)
         #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
         let bars = result.stdout.components(separatedBy: "\r\u{1B}[K").filter { $0.hasPrefix("[") }
         #expect(!bars.isEmpty, "\(result.stdout.debugDescription)")
@@ -92,12 +84,7 @@ import Testing
         environment["COEXIST_PROGRESS_AFTER_MS"] = "0"
         for name in ["INVOCATION_ID", "JOURNAL_STREAM", "SYSTEMD_EXEC_PID", "NOTIFY_SOCKET"] { environment[name] = nil }
         func onTerminal(_ product: String, _ arguments: [String]) throws -> String {
-            let command = ([ProductProcess.productsDirectory + "/" + product] + arguments).map(Self.quoted)
-            let result = try ProductProcess.run(
-                path: "/usr/bin/timeout",
-                ["-s", "KILL", "300", "script", "-qefc", command.joined(separator: " "), "/dev/null"],
-                environment: environment
-            )
+            let result = try Self.onTerminal(product, arguments, environment: environment)
             #expect(result.status == 0, "\(arguments): \(result.stdout.suffix(500))")
             return result.stdout
         }

@@ -10,6 +10,15 @@ public enum DemoStore {
         return try StoreCreator.create(path: directory.file(name), model: model)
     }
 
+    /// A new, empty store of the demo model's first version, TaskModel (1.0.0): one to migrate.
+    public static func createVersion1(
+        in directory: TemporaryDirectory,
+        name: String = "Tasks.sqlite"
+    ) throws -> LegacyStore {
+        let model = try XCDataModelReader.read(path: Fixtures.demoModel + "/TaskModel.xcdatamodel")
+        return try StoreCreator.create(path: directory.file(name), model: model)
+    }
+
     /// Opens a copy of a fixture store in `directory` for writing.
     public static func writableCopy(of fixture: String, in directory: TemporaryDirectory) throws -> LegacyStore {
         try LegacyStore(path: directory.copy(fixture), options: OpenOptions())
