@@ -99,4 +99,16 @@ static inline natsStatus coexist_js_context(jsCtx **js, natsConnection *nc, int6
     return natsConnection_JetStream(js, nc, &options);
 }
 
+/// A pull subscription on `stream` for `subject`, as the durable consumer `durable`, from the messages
+/// stored after it is made, acknowledging nothing (a reader that measures delivery).
+static inline natsStatus coexist_js_pull_subscribe(natsSubscription **sub, jsCtx *js, const char *stream,
+                                                   const char *subject, const char *durable, jsErrCode *errCode) {
+    jsSubOptions options;
+    jsSubOptions_Init(&options);
+    options.Stream = stream;
+    options.Config.AckPolicy = js_AckNone;
+    options.Config.DeliverPolicy = js_DeliverNew;
+    return js_PullSubscribe(sub, js, subject, durable, NULL, &options, errCode);
+}
+
 #endif

@@ -65,7 +65,7 @@ public final class JetStream {
     }
 
     let connection: OpaquePointer
-    private let context: OpaquePointer
+    let context: OpaquePointer
     /// How long a request (a publish's ack, a stream query) may take, in milliseconds.
     public let timeout: Int64
     /// The reply subscription of pipelined publishes, and the number of the next reply subject.

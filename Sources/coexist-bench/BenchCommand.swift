@@ -6,7 +6,7 @@ enum BenchCommand {
         usage: coexist-bench [latency|throughput|write-overhead|fan-out|catch-up|history-list|idle|migrate|
                               adapter-latency|adapter-fetch|adapter-enumerate|snapshot|publish|all]
                              [--model PATH] [--count N] [--rate N] [--rows N] [--changes N] [--fetch-rows N]
-                             [--enumerate-rows N] [--snapshot-rows N]
+                             [--enumerate-rows N] [--snapshot-rows N] [--pull-rate N]
                              [--subscribers N,N,...] [--event-rate N] [--fanout-seconds N] [--queue-limit N]
                              [--backlog N] [--history N] [--idle-seconds N] [--migrate-rows N]
                coexist-bench crash [--rounds N] [--writes N] [--seed N] [--model PATH | --store PATH]
@@ -47,7 +47,9 @@ enum BenchCommand {
                            --count one-row transactions at --rate per second (defaults 2000 and 1000):
                            commit → message received by a subscriber, p50/p99; then --changes inserts
                            (default 20000) in 100-row transactions: changes published per second, beside
-                           the same client publishing as many messages itself, acked one by one
+                           the same client publishing as many messages itself, acked one by one; then
+                           --pull-rate changes per second (default 10000, 10-row transactions) for 3 s read
+                           by a durable pull consumer: commit → delivery, p50/p99
           all              every scenario above but publish (the default)
           crash            SIGKILLs coexistd --rounds times (default 200) while two random writers make
                            --writes saves each (default 400), then checks that nothing was lost, doubled or
@@ -71,7 +73,7 @@ enum BenchCommand {
                 "model", "count", "rate", "rows", "idle-seconds", "rounds", "writes", "seed", "changes", "backlog",
                 "history",
                 "subscribers", "event-rate", "fanout-seconds", "queue-limit", "minutes", "seconds", "store",
-                "migrate-rows", "fetch-rows", "enumerate-rows", "snapshot-rows",
+                "migrate-rows", "fetch-rows", "enumerate-rows", "snapshot-rows", "pull-rate",
             ]
         )
         if parsed.flag("help") {
@@ -140,7 +142,8 @@ enum BenchCommand {
                     modelPath: model,
                     count: try number("count", 2_000),
                     rate: try number("rate", 1_000),
-                    changes: try number("changes", 20_000)
+                    changes: try number("changes", 20_000),
+                    pullRate: try number("pull-rate", 10_000)
                 )
             )
         }

@@ -18,6 +18,9 @@ import Glibc
 ///   starts again and publishes that backlog while it mirrors it: changes published per second (first
 ///   message received → last), side by side with this process publishing the same number of messages of the
 ///   same size through the same client, each acknowledged before the next (unpipelined publishing).
+/// - pull: a writer commits `pullRate` changes per second in 10-row transactions for 3 s while this process
+///   reads the stream as a durable pull consumer (batches of up to 10, each fetch waiting at most 100 ms):
+///   commit → change delivered to the consumer, every change.
 enum PublishScenario {
     struct Result: Sendable {
         var latency: Measure.Distribution
@@ -26,9 +29,13 @@ enum PublishScenario {
         /// Changes per second published by coexistd, and messages per second published directly.
         var sustained: Double
         var direct: Double
+        /// Commit → delivery to the pull consumer, per change; changes committed and not delivered.
+        var pull: Measure.Distribution
+        var pullMissing: Int
+        var pullRate: Int
     }
 
-    static func run(modelPath: String, count: Int, rate: Int, changes: Int) throws -> Result {
+    static func run(modelPath: String, count: Int, rate: Int, changes: Int, pullRate: Int) throws -> Result {
         let store = try BenchStore(modelPath: modelPath)
         defer { store.remove() }
         let (server, url) = try startServer(in: store.directory)
@@ -117,13 +124,52 @@ enum PublishScenario {
             _ = try client.publish(subject: "direct.Task.insert", data: sample, messageID: "direct:\(index)")
         }
         let direct = Double(arrived) / (Double(Measure.now() - directStart) / 1e9)
+        let (pull, pullMissing) = try pullDelivery(client, store: store, rate: pullRate)
         return Result(
             latency: Measure.Distribution(latencies),
             missing: committed - latencies.count,
             changes: arrived,
             sustained: sustained,
-            direct: direct
+            direct: direct,
+            pull: pull,
+            pullMissing: pullMissing,
+            pullRate: pullRate
         )
+    }
+
+    /// A writer commits `rate` changes per second (10-row transactions) for 3 s while a durable pull consumer
+    /// reads them: commit → delivery of each change, and how many were committed and not delivered.
+    private static func pullDelivery(
+        _ client: JetStream,
+        store: BenchStore,
+        rate: Int
+    ) throws -> (Measure.Distribution, Int) {
+        let consumer = try client.pullSubscribe(stream: "BENCH", subject: "coexist.>", durable: "bench-pull")
+        let transactions = max(1, rate / 10) * 3
+        let output = store.directory + "/commits-pull"
+        let writer = try ChildProcess(
+            path: ChildProcess.executableDirectory() + "/coexist-bench",
+            arguments: ["writer", "legacy", store.path, "\(transactions)", "\(max(1, rate / 10))", output, "10"]
+        )
+        var arrivals: [(token: Int64, at: Int64)] = []
+        arrivals.reserveCapacity(transactions * 10)
+        let deadline = Measure.now() + 120_000_000_000
+        while arrivals.count < transactions * 10, Measure.now() < deadline {
+            let messages = try consumer.fetch(batch: 10, timeout: 100, headers: ["Coexist-Token"])
+            let now = Measure.now()
+            for message in messages {
+                if let token = Int64(message.headers["Coexist-Token"] ?? "") { arrivals.append((token, now)) }
+            }
+        }
+        guard writer.wait() == 0 else { throw BenchError("the pull phase's writer failed") }
+        var committedAt: [Int64: Int64] = [:]
+        for line in (Measure.readFile(output) ?? "").split(separator: "\n") {
+            let fields = line.split(separator: " ")
+            guard fields.count == 2, let token = Int64(fields[0]), let time = Int64(fields[1]) else { continue }
+            committedAt[token] = time
+        }
+        let latencies = arrivals.compactMap { arrival in committedAt[arrival.token].map { arrival.at - $0 } }
+        return (Measure.Distribution(latencies), committedAt.count * 10 - latencies.count)
     }
 
     /// Starts `nats-server -js` on a free loopback port with its store in `directory`: the process and its URL.

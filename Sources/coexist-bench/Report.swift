@@ -79,9 +79,18 @@ struct Report {
                     + "(× \(ratio))"
             )
         )
+        rows.append(
+            (
+                "publish",
+                "legacy commit → pull consumer, \(result.pullRate) changes/s (n \(result.pull.count), missing "
+                    + "\(result.pullMissing))",
+                Self.distribution(result.pull)
+            )
+        )
         fields.append(
             "\"publish\":{\"latency\":\(Self.json(result.latency)),\"missing\":\(result.missing),"
-                + "\"sustained\":\(Int(result.sustained)),\"direct\":\(Int(result.direct))}"
+                + "\"sustained\":\(Int(result.sustained)),\"direct\":\(Int(result.direct)),"
+                + "\"pull\":\(Self.json(result.pull)),\"pullMissing\":\(result.pullMissing)}"
         )
     }
 
