@@ -101,6 +101,27 @@ import Testing
         #expect(daemon.stop() == 0)
     }
 
+    /// A service manager that does not read its notifications (their queue full after a dozen watchdog
+    /// pings) never stops coexistd serving: `sd_notify(3)` would block its event loop on the next ping.
+    @Test func anUnreadNotifySocketNeverStopsServing() throws {
+        let directory = try TemporaryDirectory()
+        let path = try SharedStore.create(in: directory).legacy.path
+        let notify = try NotifyListener(path: directory.file("notify"))  // never read until the end
+        let daemon = try DaemonProcess(
+            database: path,
+            directory: directory,
+            environment: ["NOTIFY_SOCKET": notify.path, "WATCHDOG_USEC": "20000"]
+        )
+        defer { daemon.stop() }
+        try daemon.waitUntilServing(timeout: 300)
+        for _ in 0..<5 {
+            usleep(200_000)  // ten more pings each time, into a full queue
+            let status = try ProductProcess.run("coexistctl", ["status", "--socket", daemon.socket])
+            #expect(status.status == 0, "\(status.stderr)")
+        }
+        #expect(notify.receive(timeout: 1) != nil, "the notifications that fitted are there")
+    }
+
     /// systemd-socket-activate passes a listening socket as fd 3: coexistd serves on it.
     @Test func socketActivation() throws {
         let activate = "/usr/bin/systemd-socket-activate"
