@@ -95,7 +95,10 @@ public final class StoreWatcher: Sendable {
                 guard let version = state.connection.visibleDataVersion(after: last, waitForCommit: written) else {
                     failures += 1
                     if failures >= 3 {
-                        state.continuation.finish(throwing: LiveError.file("\(path): PRAGMA data_version failed"))
+                        // The stream ends naming what failed: SQLite's own error, read once more.
+                        var reason = "PRAGMA data_version failed three times"
+                        do { _ = try state.connection.dataVersion() } catch { reason = "\(error)" }
+                        state.continuation.finish(throwing: LiveError.file("\(path): \(reason)"))
                         return
                     }
                     continue
