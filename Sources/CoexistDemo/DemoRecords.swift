@@ -2,20 +2,23 @@ public import CoexistData
 public import Foundation
 
 /// The demo model's Task (`config/TaskModel.xcdatamodeld`, version 2.0.0) as a record of the SwiftData-shaped
-/// adapter: the type the demo, the benchmark and the multi-process tests use on the new side.
-public final class DemoTask: PersistentModel {
+/// adapter: the type the demo, the benchmark and the multi-process tests use on the new side. Its attributes
+/// are fields, kept in its backing data.
+public final class DemoTask: BackedModel {
+    /// Where its fields keep their values.
+    public let persistentBackingData = BackingData()
     /// The identity both schemas share.
-    public var id: UUID
+    @Field public var id = UUID()
     /// What to do.
-    public var title = ""
+    @Field public var title = ""
     /// Whether it is done.
-    public var isCompleted = false
+    @Field public var isCompleted = false
     /// When it was made.
-    public var createdAt = Date()
+    @Field public var createdAt = Date()
     /// Higher first.
-    public var priority = 0
+    @Field public var priority = 0
     /// Free text.
-    public var notes = ""
+    @Field public var notes = ""
     /// The category it belongs to (its inverse: ``DemoCategory/tasks``).
     public var category: DemoCategory?
 
@@ -30,10 +33,7 @@ public final class DemoTask: PersistentModel {
     )
 
     /// A new task with a new identity.
-    public required init() { id = UUID() }
-
-    /// A task a context fills from a stored row: no new identity is made (it is read right after).
-    public required init(backingData: BackingData) { id = backingData.placeholderUUID }
+    public required init() {}
 
     /// A task titled `title`.
     public convenience init(
@@ -53,13 +53,15 @@ public final class DemoTask: PersistentModel {
 }
 
 /// The demo model's Category (version 2.0.0) as a record of the SwiftData-shaped adapter.
-public final class DemoCategory: PersistentModel {
+public final class DemoCategory: BackedModel {
+    /// Where its fields keep their values.
+    public let persistentBackingData = BackingData()
     /// The identity both schemas share.
-    public var id: UUID
+    @Field public var id = UUID()
     /// The name shown.
-    public var name = ""
+    @Field public var name = ""
     /// A color name.
-    public var color = "blue"
+    @Field public var color = "blue"
     /// Its tasks (cascade: deleting a category deletes them).
     public var tasks: [DemoTask] = []
 
@@ -70,10 +72,7 @@ public final class DemoCategory: PersistentModel {
     )
 
     /// A new category with a new identity.
-    public required init() { id = UUID() }
-
-    /// A category a context fills from a stored row: no new identity is made (it is read right after).
-    public required init(backingData: BackingData) { id = backingData.placeholderUUID }
+    public required init() {}
 
     /// A category named `name`.
     public convenience init(name: String, color: String = "blue") {

@@ -8,7 +8,7 @@ import CoexistStore
 import Foundation
 
 /// *adapter-fetch*: `rows` of twice as many tasks are fetched with a translated predicate (`priority >= 1`),
-/// each adapter's fetch (on a new context each round, opened before the clock starts; every title read)
+/// each adapter's fetch (the new one's twice: records with fields, and with plain stored properties) (on a new context each round, opened before the clock starts; every title read)
 /// side by side with the same query in raw SQL decoding each row into a Swift struct; medians of the rounds
 /// and their ratio.
 enum AdapterFetchScenario {
@@ -28,6 +28,28 @@ enum AdapterFetchScenario {
         var isCompleted: Bool
         var createdAt: Date
         var id: String
+    }
+
+    /// The demo's task with plain stored properties instead of fields (``DemoTask`` has fields): what a
+    /// fetch costs when it sets each attribute through its key path.
+    final class PlainTask: PersistentModel {
+        var id = UUID()
+        var title = ""
+        var isCompleted = false
+        var createdAt = Date()
+        var priority = 0
+        var notes = ""
+        var category: DemoCategory?
+        static let schema = RecordSchema<PlainTask>(
+            entity: "Task",
+            [
+                .attribute("id", \.id), .attribute("title", \.title), .attribute("isCompleted", \.isCompleted),
+                .attribute("createdAt", \.createdAt), .attribute("priority", \.priority),
+                .attribute("notes", \.notes), .toOne("category", \.category),
+            ]
+        )
+        required init() {}
+        required init(backingData: BackingData) { id = backingData.placeholderUUID }
     }
 
     static func run(modelPath: String, rows: Int, rounds: Int = 7) throws -> [Result] {
@@ -85,10 +107,17 @@ enum AdapterFetchScenario {
                 let tasks = try context.fetch(FetchDescriptor<DemoTask>(predicate: #Predicate { $0.priority >= 1 }))
                 return tasks.filter { !$0.title.isEmpty }.count
             }
+            try timed(
+                "new-plain-adapter",
+                prepare: { try ModelContext(try NewStore(path: store.path, model: store.model)) }
+            ) { context in
+                let tasks = try context.fetch(FetchDescriptor<PlainTask>(predicate: #Predicate { $0.priority >= 1 }))
+                return tasks.filter { !$0.title.isEmpty }.count
+            }
         }
-        return ["legacy", "new"].map { side in
+        return ["legacy", "new", "new-plain"].map { side in
             let adapter = Measure.median(samples[side + "-adapter"] ?? [])
-            let raw = Measure.median(samples[side + "-raw"] ?? [])
+            let raw = Measure.median(samples[(side == "new-plain" ? "new" : side) + "-raw"] ?? [])
             return Result(
                 side: side,
                 rows: rows,

@@ -39,6 +39,7 @@ enum BenchCommand {
                            (the other stack's writer, mirrored, through the socket)
           adapter-fetch    each adapter's fetch of --fetch-rows tasks (default 10000) with a translated
                            predicate vs the same query in raw SQL decoding each row, medians and ratio
+                           (the new adapter's with fields and with plain stored properties)
           adapter-enumerate  a process enumerates --enumerate-rows tasks (default 1000000) of the new schema
                            with enumerate(batchSize: 1000), and a tenth of them: time and peak RSS (flat)
           snapshot         a subscriber reads --snapshot-rows tasks (default 1000000) with "since":"snapshot"

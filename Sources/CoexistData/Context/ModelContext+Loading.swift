@@ -9,10 +9,31 @@ extension ModelContext {
     /// A record made for a stored row whose relationships are not loaded yet.
     struct Unloaded {
         let registration: Registration
-        /// By relationship slot: the targets the row named already (nil: read with a query).
-        let known: [[ObjectRef]?]?
+        /// The row's layout and to-one targets: those its relationships' targets the row named already
+        /// (nil when the row named none: every target is read with a query).
+        let row: (layout: RecordLayout, toOnes: [[ObjectRef]])?
         /// Its attributes as it holds them, by slot: its snapshot's.
         let attributes: [AttributeValue]
+
+        /// The targets of relationship `slot` its row named (nil: read with a query).
+        func known(_ slot: Int) -> [ObjectRef]? {
+            guard let row, let position = row.layout.toOneSources[slot] else { return nil }
+            return row.toOnes[position]
+        }
+    }
+
+    /// The targets of the relationships of one level of records: those their rows named, and the others as
+    /// queries read them.
+    struct Targets {
+        /// By relationship name and owner.
+        var read: [String: [ObjectRef: [ObjectRef]]] = [:]
+
+        /// The targets of relationship `slot` of `unloaded`.
+        func of(_ unloaded: Unloaded, _ slot: Int) -> [ObjectRef] {
+            if let known = unloaded.known(slot) { return known }
+            let name = unloaded.registration.schema.relationships[slot].name
+            return read[name]?[unloaded.registration.ref] ?? []
+        }
     }
 
     /// The record object for `ref`: the registered one, or a new one loaded from the database with what it
@@ -53,7 +74,7 @@ extension ModelContext {
             for unloaded in made { unregister(unloaded.registration) }
             throw error
         }
-        try load(made, made: made.map(\.registration))
+        try load(made, new: true)
         return result
     }
 
@@ -61,8 +82,8 @@ extension ModelContext {
     /// not held yet, and takes each record's current attributes as its snapshot.
     func reload(_ held: [Registration]) throws {
         try load(
-            held.map { Unloaded(registration: $0, known: nil, attributes: $0.schema.readAttributes($0.object)) },
-            made: []
+            held.map { Unloaded(registration: $0, row: nil, attributes: $0.schema.readAttributes($0.object)) },
+            new: false
         )
     }
 
@@ -71,27 +92,39 @@ extension ModelContext {
     private func make(_ ref: ObjectRef, _ row: StoredRow) throws -> Unloaded {
         let schema = row.layout.schema
         let object = schema.make()
+        // A field's value goes to the backing data, all at once after the loop; a plain property's is set
+        // through its key path now.
+        let backing = schema.backing?(object)
+        let attributes = schema.attributes
+        let isField = schema.isField
+        let sources = row.layout.attributeSources
         var held: [AttributeValue] = []
-        held.reserveCapacity(schema.attributes.count)
+        held.reserveCapacity(attributes.count)
         var unfetched: [Int] = []
-        for (slot, attribute) in schema.attributes.enumerated() {
+        for slot in attributes.indices {
+            let field = backing != nil && isField[slot]
             let value: AttributeValue
-            switch row.layout.attributeSources[slot] {
+            switch sources[slot] {
             case .position(let position): value = row.attributes[position]
             case .absent: value = .null
             case .skipped:
                 unfetched.append(slot)
-                held.append(attribute.read(object))
+                held.append(field ? .null : attributes[slot].read(object))
                 continue
             }
-            guard let kept = attribute.write(object, value) else {
+            let kept =
+                field
+                ? attributes[slot].conversion.apply(value, attributes[slot].convert)
+                : attributes[slot].write(object, value)
+            guard let kept else {
                 throw StoreError.invalidData(
                     path: store.path,
-                    detail: "\(ref): the stored \(attribute.name) does not fit the record type's property"
+                    detail: "\(ref): the stored \(attributes[slot].name) does not fit the record type's property"
                 )
             }
             held.append(kept)
         }
+        backing?.fill(&held, unfetched: unfetched, of: object, schema)
         let registration = Registration(object: object, ref: ref, schema: schema)
         registration.unfetched = unfetched
         registrations[ObjectIdentifier(object)] = registration
@@ -99,20 +132,19 @@ extension ModelContext {
         insertionOrder.append(ObjectIdentifier(object))
         return Unloaded(
             registration: registration,
-            known: row.layout.toOneSources.map { $0.map { row.toOnes[$0] } },
+            row: (row.layout, row.toOnes),
             attributes: held
         )
     }
 
     /// Loads the relationships of `level`, makes the targets not held yet and loads theirs in turn, a level
     /// at a time; each record's snapshot is taken when its relationships are set. On error, every record
-    /// made by this load (`made`: those of the first level the caller made) leaves the context, and the
-    /// records it held before get back the relationships and snapshots they had: none points at a record
-    /// the context no longer holds (a later save would insert it again).
-    private func load(_ first: [Unloaded], made initial: [Registration]) throws {
+    /// made by this load (those of the first level when the caller just made them: `new`) leaves the
+    /// context, and the records it held before get back the relationships and snapshots they had: none
+    /// points at a record the context no longer holds (a later save would insert it again).
+    private func load(_ first: [Unloaded], new: Bool) throws {
         var level = first
-        var made = initial
-        let madeFirst = Set(initial.map { ObjectIdentifier($0.object) })
+        var made = new ? first.map(\.registration) : []
         var previous: [(Registration, [[AnyObject]], Snapshot?)] = []
         var isFirstLevel = true
         do {
@@ -130,21 +162,25 @@ extension ModelContext {
                     }
                 }
                 // Every target that exists is held now: set the relationships and take the snapshots.
-                for (index, unloaded) in level.enumerated() {
+                for unloaded in level {
                     let registration = unloaded.registration
                     // Only the first level holds records the context had before this load.
-                    if isFirstLevel, !madeFirst.contains(ObjectIdentifier(registration.object)) {
+                    if isFirstLevel, !new {
                         let objects = registration.schema.relationships.map { $0.read(registration.object) }
                         previous.append((registration, objects, registration.snapshot))
                     }
                     var relationships: [[ObjectRef]] = []
                     relationships.reserveCapacity(registration.schema.relationships.count)
                     for (slot, relationship) in registration.schema.relationships.enumerated() {
-                        let found = targets[index][slot].compactMap { ref in
-                            byRef[ref].flatMap { registrations[$0] }.map { (ref, $0.object) }
+                        var refs: [ObjectRef] = []
+                        var objects: [AnyObject] = []
+                        for ref in targets.of(unloaded, slot) {
+                            guard let held = byRef[ref].flatMap({ registrations[$0] }) else { continue }
+                            refs.append(ref)
+                            objects.append(held.object)
                         }
-                        relationships.append(found.map(\.0))
-                        relationship.write(registration.object, found.map(\.1))
+                        relationships.append(refs)
+                        relationship.write(registration.object, objects)
                     }
                     registration.snapshot = Snapshot(attributes: unloaded.attributes, relationships: relationships)
                 }
@@ -163,37 +199,35 @@ extension ModelContext {
         }
     }
 
-    /// The targets of every relationship of each record of `level`, by record and slot: those its row named,
-    /// the others read with one query per relationship.
-    private func relationshipTargets(of level: [Unloaded]) throws -> [[[ObjectRef]]] {
+    /// The targets of every relationship of the records of `level`: those their rows named, the others read
+    /// with one query per relationship.
+    private func relationshipTargets(of level: [Unloaded]) throws -> Targets {
         var owners: [String: [ObjectRef]] = [:]
         for unloaded in level {
             for (slot, relationship) in unloaded.registration.schema.relationships.enumerated()
-            where unloaded.known?[slot] == nil {
+            where unloaded.known(slot) == nil {
                 owners[relationship.name, default: []].append(unloaded.registration.ref)
             }
         }
-        var read: [String: [ObjectRef: [ObjectRef]]] = [:]
-        for (name, refs) in owners.sorted(by: { $0.key < $1.key }) { read[name] = try store.related(refs, name) }
-        return level.map { unloaded in
-            unloaded.registration.schema.relationships.enumerated().map { slot, relationship in
-                unloaded.known?[slot] ?? read[relationship.name]?[unloaded.registration.ref] ?? []
-            }
+        var targets = Targets()
+        for (name, refs) in owners.sorted(by: { $0.key < $1.key }) {
+            targets.read[name] = try store.related(refs, name)
         }
+        return targets
     }
 
     /// The targets not registered yet, once each, by the record type the relationship holds.
     private func unheldTargets(
         _ level: [Unloaded],
-        _ targets: [[[ObjectRef]]]
+        _ targets: Targets
     ) -> [(type: any PersistentModel.Type, refs: [ObjectRef])] {
         var groups: [ObjectIdentifier: (type: any PersistentModel.Type, refs: [ObjectRef])] = [:]
         var order: [ObjectIdentifier] = []
         var seen: Set<ObjectRef> = []
-        for (index, unloaded) in level.enumerated() {
+        for unloaded in level {
             for (slot, relationship) in unloaded.registration.schema.relationships.enumerated() {
                 guard let type = relationship.destination else { continue }
-                for ref in targets[index][slot] where byRef[ref] == nil && seen.insert(ref).inserted {
+                for ref in targets.of(unloaded, slot) where byRef[ref] == nil && seen.insert(ref).inserted {
                     let key = ObjectIdentifier(type)
                     if groups[key] == nil {
                         groups[key] = (type, [])

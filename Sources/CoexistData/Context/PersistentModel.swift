@@ -1,6 +1,6 @@
 public import CoexistModel
 import CoexistStore
-public import Foundation
+import Foundation
 
 /// A record type of the new schema: a class with one Swift property per model property it uses, and a
 /// ``RecordSchema`` that maps each Swift key path to the model's property name.
@@ -21,9 +21,14 @@ public import Foundation
 ///
 /// Identity is object identity: records are `Hashable` by reference, as SwiftData models are.
 ///
+/// A fetch sets each plain stored property through its key path, one runtime call per attribute of every
+/// record; a ``BackedModel``'s ``Field`` attributes are filled at once instead (a fetch is more than twice as
+/// fast: `coexist-bench adapter-fetch`).
+///
 /// A context makes the records it fetches with ``init(backingData:)``, which calls `init()` unless the type
 /// has its own: a type whose `init()` computes a costly default (on Linux, `UUID()` opens and reads the
-/// kernel's random device) can skip it there, since every mapped property is set right after:
+/// kernel's random device) can skip it there, since every mapped property is set right after (a field's
+/// initial value is never computed for a fetched record):
 ///
 /// ```swift
 /// final class Task: PersistentModel {
@@ -43,14 +48,6 @@ public protocol PersistentModel: AnyObject, Hashable {
     init(backingData: BackingData)
 }
 
-/// What a context passes to a record it makes for a stored row (``PersistentModel/init(backingData:)``).
-public struct BackingData: Sendable {
-    /// A value for a UUID property the context is about to set (all zero).
-    public let placeholderUUID = UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0))
-
-    init() {}
-}
-
 extension PersistentModel {
     /// Calls `init()`.
     public init(backingData: BackingData) { self.init() }
@@ -64,6 +61,7 @@ extension PersistentModel {
         let key = ObjectIdentifier(Self.self)
         if let known = ErasedSchemaCache.shared.schema(key) { return known }
         let built = ErasedSchema(schema)
+        built.findFields()
         ErasedSchemaCache.shared.keep(built, key)
         return built
     }
@@ -118,6 +116,10 @@ public struct RecordProperty<Root: PersistentModel>: @unchecked Sendable {
     /// Stores an attribute value in the record: the value as the record now holds it, or nil when it does
     /// not fit the Swift property (the record is unchanged then).
     @usableFromInline let write: (AnyObject, AttributeValue) -> AttributeValue?
+    /// An attribute value as the Swift property would give it back, or nil when it does not fit.
+    @usableFromInline let convert: (AttributeValue) -> AttributeValue?
+    /// The same for the common property types, without a call through `convert`.
+    @usableFromInline let conversion: AttributeConversion
     @usableFromInline let readObjects: (AnyObject) -> [AnyObject]
     @usableFromInline let writeObjects: (AnyObject, [AnyObject]) -> Void
 
@@ -129,6 +131,8 @@ public struct RecordProperty<Root: PersistentModel>: @unchecked Sendable {
         destination: (any PersistentModel.Type)?,
         read: @escaping (AnyObject) -> AttributeValue,
         write: @escaping (AnyObject, AttributeValue) -> AttributeValue?,
+        convert: @escaping (AttributeValue) -> AttributeValue? = { _ in nil },
+        conversion: AttributeConversion = .other,
         readObjects: @escaping (AnyObject) -> [AnyObject],
         writeObjects: @escaping (AnyObject, [AnyObject]) -> Void
     ) {
@@ -138,6 +142,8 @@ public struct RecordProperty<Root: PersistentModel>: @unchecked Sendable {
         self.destination = destination
         self.read = read
         self.write = write
+        self.convert = convert
+        self.conversion = conversion
         self.readObjects = readObjects
         self.writeObjects = writeObjects
     }
@@ -159,6 +165,8 @@ public struct RecordProperty<Root: PersistentModel>: @unchecked Sendable {
                 root[keyPath: keyPath] = converted
                 return converted.attributeValue
             },
+            convert: { value in Value(attributeValue: value)?.attributeValue },
+            conversion: AttributeConversion(Value.self),
             readObjects: { _ in [] },
             writeObjects: { _, _ in }
         )
@@ -203,6 +211,45 @@ public struct RecordProperty<Root: PersistentModel>: @unchecked Sendable {
     }
 }
 
+/// How an attribute value converts to a property of one of the common Swift types and back: what
+/// `Value(attributeValue:)?.attributeValue` gives, found without calling it (a fetch does it for every
+/// attribute of every record).
+@usableFromInline
+enum AttributeConversion: Sendable {
+    case string, int, int64, boolean, double, date, uuid
+    /// Any other type: only its own conversion knows.
+    case other
+
+    @usableFromInline
+    init<Value: AttributeConvertible>(_: Value.Type) {
+        self =
+            switch Value.self {
+            case is String.Type: .string
+            case is Int.Type: .int
+            case is Int64.Type: .int64
+            case is Bool.Type: .boolean
+            case is Double.Type: .double
+            case is Date.Type: .date
+            case is UUID.Type: .uuid
+            default: .other
+            }
+    }
+
+    /// `value` as a property of this kind gives it back (nil when it does not fit), or `convert`'s answer
+    /// for `.other`.
+    func apply(_ value: AttributeValue, _ convert: (AttributeValue) -> AttributeValue?) -> AttributeValue? {
+        switch (self, value) {
+        case (.string, .string), (.int64, .integer), (.boolean, .boolean), (.double, .double), (.date, .date):
+            return value
+        case (.string, .uri(let text)), (.string, .decimal(let text)): return .string(text)
+        case (.int, .integer(let number)): return Int(exactly: number) == nil ? nil : value
+        case (.uuid, .uuid(let bytes)): return bytes.count == 16 ? value : nil
+        case (.other, _): return convert(value)
+        default: return nil
+        }
+    }
+}
+
 /// What a mapped property is.
 @usableFromInline
 enum PropertyKind { case attribute, toOne, toMany }
@@ -216,6 +263,8 @@ final class ErasedSchema: @unchecked Sendable {
         let name: String
         let read: (AnyObject) -> AttributeValue
         let write: (AnyObject, AttributeValue) -> AttributeValue?
+        let convert: (AttributeValue) -> AttributeValue?
+        let conversion: AttributeConversion
     }
 
     struct RelationshipSlot {
@@ -230,7 +279,16 @@ final class ErasedSchema: @unchecked Sendable {
     /// The record type it was made from.
     let type: ObjectIdentifier
     let keyPaths: [AnyKeyPath: String]
+    /// Attribute slots by the key path of their Swift property.
+    let attributeSlotsByKeyPath: [AnyKeyPath: Int]
     let make: () -> AnyObject
+    /// The backing data of a record of a ``BackedModel`` type (nil for other types).
+    let backing: ((AnyObject) -> BackingData?)?
+    /// By attribute slot: whether it is a ``Field`` (kept in the backing data), found by ``findFields()``
+    /// before the schema is shared (all false for a type that is not a ``BackedModel``).
+    private(set) var isField: [Bool]
+    /// Which attribute slots of a record type are fields.
+    private let probe: ((ErasedSchema) -> [Bool])?
     let attributes: [AttributeSlot]
     let relationships: [RelationshipSlot]
     /// Slots by property name.
@@ -241,14 +299,31 @@ final class ErasedSchema: @unchecked Sendable {
         entity = schema.entity
         type = ObjectIdentifier(Root.self)
         make = { Root(backingData: BackingData()) }
+        if let backed = Root.self as? any BackedModel.Type {
+            backing = Self.backingReader(backed)
+            probe = Self.fieldProbe(backed)
+        } else {
+            backing = nil
+            probe = nil
+        }
         var keyPaths: [AnyKeyPath: String] = [:]
+        var slotsByKeyPath: [AnyKeyPath: Int] = [:]
         var attributes: [AttributeSlot] = []
         var relationships: [RelationshipSlot] = []
         for property in schema.properties {
             keyPaths[property.keyPath] = property.name
             switch property.kind {
             case .attribute:
-                attributes.append(AttributeSlot(name: property.name, read: property.read, write: property.write))
+                slotsByKeyPath[property.keyPath] = slotsByKeyPath[property.keyPath] ?? attributes.count
+                attributes.append(
+                    AttributeSlot(
+                        name: property.name,
+                        read: property.read,
+                        write: property.write,
+                        convert: property.convert,
+                        conversion: property.conversion
+                    )
+                )
             case .toOne, .toMany:
                 relationships.append(
                     RelationshipSlot(
@@ -262,10 +337,37 @@ final class ErasedSchema: @unchecked Sendable {
             }
         }
         self.keyPaths = keyPaths
+        attributeSlotsByKeyPath = slotsByKeyPath
+        isField = Array(repeating: false, count: attributes.count)
         self.attributes = attributes
         self.relationships = relationships
         attributeSlots = Dictionary(attributes.enumerated().map { ($1.name, $0) }) { first, _ in first }
         relationshipSlots = Dictionary(relationships.enumerated().map { ($1.name, $0) }) { first, _ in first }
+    }
+
+    /// Finds which attributes are ``Field``s (a ``BackedModel`` type's): once, before the schema is shared.
+    func findFields() {
+        if let probe { isField = probe(self) }
+    }
+
+    private static func backingReader<Root: BackedModel>(_: Root.Type) -> (AnyObject) -> BackingData? {
+        { ($0 as? Root)?.persistentBackingData }
+    }
+
+    /// Reads each attribute of a record made for the purpose, its backing data noting the field each read
+    /// reaches: an attribute is a field when its own slot is reached.
+    private static func fieldProbe<Root: BackedModel>(_: Root.Type) -> (ErasedSchema) -> [Bool] {
+        { schema in
+            let record = Root(backingData: BackingData())
+            let backing = record.persistentBackingData
+            backing.probe(schema)
+            defer { backing.reset() }
+            return schema.attributes.indices.map { slot in
+                backing.reached = nil
+                _ = schema.attributes[slot].read(record)
+                return backing.reached == slot
+            }
+        }
     }
 
     /// The kind of the property `name` (nil when the record type does not map it).

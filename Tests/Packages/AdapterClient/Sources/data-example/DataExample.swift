@@ -1,13 +1,15 @@
 import CoexistData
 import Foundation
 
-final class Task: PersistentModel {
-    var id: UUID
-    var title = ""
-    var isCompleted = false
-    var createdAt = Date()
-    var priority = 0
-    var notes = ""
+// Attributes as fields, kept in the record's backing data: a fetch fills them at once.
+final class Task: BackedModel {
+    let persistentBackingData = BackingData()
+    @Field var id = UUID()
+    @Field var title = ""
+    @Field var isCompleted = false
+    @Field var createdAt = Date()
+    @Field var priority = 0
+    @Field var notes = ""
     var category: Category?
     static let schema = RecordSchema<Task>(
         entity: "Task",
@@ -17,11 +19,10 @@ final class Task: PersistentModel {
             .toOne("category", \.category),
         ]
     )
-    required init() { id = UUID() }
-    // Fetched tasks: the context sets every property next, so no new UUID is made.
-    required init(backingData: BackingData) { id = backingData.placeholderUUID }
+    required init() {}
 }
 
+// Attributes as plain stored properties: a fetch sets each through its key path.
 final class Category: PersistentModel {
     var id = UUID()
     var name = ""

@@ -1,0 +1,153 @@
+import CoexistModel
+public import FoundationEssentials
+
+/// A record whose attributes are ``Field`` properties: they keep their values in the record's
+/// ``persistentBackingData``, which a context fills with a stored row at once, as SwiftData's `@Model`
+/// properties live in their model's backing data. A fetch then makes a record without a Swift key path
+/// write per attribute (the cost of plain stored properties).
+///
+/// ```swift
+/// final class Task: BackedModel {
+///     let persistentBackingData = BackingData()
+///     @Field var id = UUID()
+///     @Field var title = ""
+///     var category: Category?
+///     static let schema = RecordSchema<Task>(entity: "Task", [
+///         .attribute("id", \.id), .attribute("title", \.title), .toOne("category", \.category),
+///     ])
+///     required init() {}
+/// }
+/// ```
+///
+/// A field's initial value is computed the first time the record's fields are used, not when it is made:
+/// a fetched record never computes one (`UUID()` above is not called for it). Attributes held in plain
+/// stored properties work in a backed record too; relationships are always plain properties.
+public protocol BackedModel: PersistentModel {
+    /// Where the record's fields keep their values: a `let` initialized with `BackingData()`.
+    var persistentBackingData: BackingData { get }
+}
+
+/// An attribute of a ``BackedModel`` record kept in the record's ``BackingData``: declare it with its
+/// initial value, and map it in the schema like any attribute (`.attribute("title", \.title)`).
+@propertyWrapper
+public struct Field<Value: AttributeConvertible> {
+    let initial: () -> Value
+    /// The value of a field the schema does not map (it has no slot in the backing data).
+    var unmapped: Value?
+
+    /// A field whose initial value is `wrappedValue`, computed when first needed.
+    public init(wrappedValue: @autoclosure @escaping () -> Value) {
+        initial = wrappedValue
+    }
+
+    /// A field is reached through its record only (a ``BackedModel`` class).
+    @available(*, unavailable, message: "@Field is for properties of a BackedModel class")
+    public var wrappedValue: Value {
+        get { initial() }
+        set { _ = newValue }
+    }
+
+    /// The field's value in `record`.
+    public static subscript<Root: BackedModel>(
+        _enclosingInstance record: Root,
+        wrapped wrappedKeyPath: ReferenceWritableKeyPath<Root, Value>,
+        storage storageKeyPath: ReferenceWritableKeyPath<Root, Self>
+    ) -> Value {
+        get {
+            let backing = record.persistentBackingData
+            guard let slot = backing.slot(of: wrappedKeyPath, in: record) else {
+                if let value = record[keyPath: storageKeyPath].unmapped { return value }
+                let value = record[keyPath: storageKeyPath].initial()
+                record[keyPath: storageKeyPath].unmapped = value
+                return value
+            }
+            if backing.state != .filled { return record[keyPath: storageKeyPath].initial() }
+            // Values in a filled backing are kept as the property's type gives them back: they convert.
+            return Value(attributeValue: backing.values[slot]) ?? record[keyPath: storageKeyPath].initial()
+        }
+        set {
+            let backing = record.persistentBackingData
+            guard let slot = backing.slot(of: wrappedKeyPath, in: record) else {
+                record[keyPath: storageKeyPath].unmapped = newValue
+                return
+            }
+            if backing.state == .filled { backing.values[slot] = newValue.attributeValue }
+        }
+    }
+}
+
+/// The storage of a ``BackedModel`` record's fields: their values by attribute slot. A context passes one
+/// to ``PersistentModel/init(backingData:)``; a record keeps its own in ``BackedModel/persistentBackingData``.
+public final class BackingData {
+    enum State {
+        /// No value yet: the fields' initial values are computed at the first use of one.
+        case empty
+        /// The fields' initial values are being read (each field gives its own).
+        case initializing
+        /// Which fields a schema's attributes are is being found (``ErasedSchema/findFields()``).
+        case probing
+        /// Every field's value is held.
+        case filled
+    }
+
+    /// A value for a UUID property the context is about to set (all zero).
+    public let placeholderUUID = UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0))
+    var state = State.empty
+    /// The record type's erased schema, once known.
+    var schema: ErasedSchema?
+    /// By attribute slot (those of plain stored properties are not used).
+    var values: [AttributeValue] = []
+    /// While probing: the slot of the last field reached.
+    var reached: Int?
+
+    /// Empty storage: the fields' initial values are computed when one is first used.
+    public init() {}
+
+    /// The attribute slot of the field `keyPath` of `record` (nil when the schema does not map it), the
+    /// fields' initial values computed first when none is held yet.
+    func slot<Root: BackedModel>(of keyPath: AnyKeyPath, in record: Root) -> Int? {
+        let schema = self.schema ?? Root.erasedSchema
+        self.schema = schema
+        guard let slot = schema.attributeSlotsByKeyPath[keyPath] else { return nil }
+        switch state {
+        case .empty: initialize(record, schema)
+        case .probing: reached = slot
+        case .initializing, .filled: break
+        }
+        return slot
+    }
+
+    /// Holds the initial value of every field of `record`: read through the fields while ``state`` is
+    /// `.initializing` (each computes its own then).
+    private func initialize(_ record: AnyObject, _ schema: ErasedSchema) {
+        state = .initializing
+        values = schema.attributes.indices.map { schema.isField[$0] ? schema.attributes[$0].read(record) : .null }
+        state = .filled
+    }
+
+    /// Holds `values` (by slot, as the properties give them back) as the stored row's, but for the fields
+    /// at `unfetched` slots: those hold their initial values. `values` gets them too.
+    func fill(_ values: inout [AttributeValue], unfetched: [Int], of record: AnyObject, _ schema: ErasedSchema) {
+        self.schema = schema
+        if !unfetched.isEmpty {
+            state = .initializing
+            for slot in unfetched where schema.isField[slot] { values[slot] = schema.attributes[slot].read(record) }
+        }
+        self.values = values
+        state = .filled
+    }
+
+    /// Starts finding which attributes of `schema` are fields.
+    func probe(_ schema: ErasedSchema) {
+        self.schema = schema
+        state = .probing
+    }
+
+    /// Back to holding nothing.
+    func reset() {
+        schema = nil
+        values = []
+        reached = nil
+        state = .empty
+    }
+}
