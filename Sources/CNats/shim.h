@@ -111,4 +111,20 @@ static inline natsStatus coexist_js_pull_subscribe(natsSubscription **sub, jsCtx
     return js_PullSubscribe(sub, js, subject, durable, NULL, &options, errCode);
 }
 
+/// A push consumer on `stream` for `subject` delivering to `deliver`, from the messages stored after it is
+/// made, acknowledging nothing (an ephemeral consumer: the server removes it once nobody takes `deliver`).
+static inline natsStatus coexist_js_add_push_consumer(jsCtx *js, const char *stream, const char *subject,
+                                                      const char *deliver, jsErrCode *errCode) {
+    jsConsumerConfig config;
+    jsConsumerConfig_Init(&config);
+    config.DeliverSubject = deliver;
+    config.FilterSubject = subject;
+    config.AckPolicy = js_AckNone;
+    config.DeliverPolicy = js_DeliverNew;
+    jsConsumerInfo *info = NULL;
+    natsStatus status = js_AddConsumer(&info, js, stream, &config, NULL, errCode);
+    if (info != NULL) jsConsumerInfo_Destroy(info);
+    return status;
+}
+
 #endif

@@ -97,12 +97,15 @@ public final class JetStream {
     }
 
     /// Connects to the first of `servers` that answers (`nats://127.0.0.1:4222`; the others are tried on
-    /// reconnection), as `name`. `timeout` (milliseconds) bounds the connection and every request.
+    /// reconnection), as `name`. `timeout` (milliseconds) bounds the connection and every request. With
+    /// `sharedDelivery`, the messages of its ``CallbackSubscription``s are handed on the client library's
+    /// shared delivery thread, not on a thread per subscription.
     public init(
         servers: [String],
         name: String,
         timeout: Int64 = 5_000,
-        security: Security = Security()
+        security: Security = Security(),
+        sharedDelivery: Bool = false
     ) throws(PublishError) {
         guard !servers.isEmpty else { throw PublishError("connect", message: "no server given") }
         var options: OpaquePointer?
@@ -143,6 +146,7 @@ public final class JetStream {
         // Nothing is buffered while reconnecting (publishes fail at once): a copy sent after the reconnection,
         // behind the publisher's back, could otherwise reach the stream after what it publishes again.
         _ = natsOptions_SetReconnectBufSize(options, 1)
+        if sharedDelivery { _ = natsOptions_UseGlobalMessageDelivery(options, true) }
         var connection: OpaquePointer?
         status = natsConnection_Connect(&connection, options)
         guard status == NATS_OK, let connection else { throw PublishError("connect", status) }

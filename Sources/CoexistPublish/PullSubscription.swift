@@ -55,4 +55,13 @@ extension JetStream {
         }
         return PullSubscription(subscription, owner: self)
     }
+
+    /// Makes a push consumer on `stream` for `subject` that sends every message stored from now on to the
+    /// subject `deliver`, acknowledging nothing; a plain ``Subscription`` on `deliver` (made first: the
+    /// server removes a push consumer nobody listens to) reads them.
+    public func addPushConsumer(stream: String, subject: String, deliver: String) throws(PublishError) {
+        var code = jsErrCode(0)
+        let status = coexist_js_add_push_consumer(context, stream, subject, deliver, &code)
+        guard status == NATS_OK else { throw PublishError("push consumer \(stream) → \(deliver)", status, code) }
+    }
 }

@@ -4,9 +4,10 @@ import CoexistRuntime
 enum BenchCommand {
     static let usage = """
         usage: coexist-bench [latency|throughput|write-overhead|fan-out|catch-up|history-list|idle|migrate|
-                              adapter-latency|adapter-fetch|adapter-enumerate|snapshot|publish|all]
+                              adapter-latency|adapter-fetch|adapter-enumerate|snapshot|publish|consumers|all]
                              [--model PATH] [--count N] [--rate N] [--rows N] [--changes N] [--fetch-rows N]
                              [--enumerate-rows N] [--snapshot-rows N] [--pull-rate N]
+                             [--consumers N] [--consumer-rate N] [--consumer-seconds N]
                              [--subscribers N,N,...] [--event-rate N] [--fanout-seconds N] [--queue-limit N]
                              [--backlog N] [--history N] [--idle-seconds N] [--migrate-rows N]
                coexist-bench crash [--rounds N] [--writes N] [--seed N] [--model PATH | --store PATH]
@@ -37,6 +38,12 @@ enum BenchCommand {
                            follows the file: commit → the held object shows the title, p50/p99. Without
                            coexistd (each stack its own writer, through the file) and through coexistd
                            (the other stack's writer, mirrored, through the socket)
+          consumers        the same events to --consumers (default 1000) through coexistd's socket and
+                           through NATS JetStream (nats-server -js on a loopback port, push consumers), one
+                           after the other: a writer commits --consumer-rate Task inserts per second (default
+                           200, 100-row transactions) for --consumer-seconds (default 5); CPU per delivered
+                           event of each (socket: the event service; JetStream: nats-server and the
+                           publisher thread), commit → delivery p50/p99; every consumer must get every change
           adapter-fetch    each adapter's fetch of --fetch-rows tasks (default 10000) with a translated
                            predicate vs the same query in raw SQL decoding each row, medians and ratio
                            (the new adapter's with fields and with plain stored properties)
@@ -74,7 +81,9 @@ enum BenchCommand {
                 "model", "count", "rate", "rows", "idle-seconds", "rounds", "writes", "seed", "changes", "backlog",
                 "history",
                 "subscribers", "event-rate", "fanout-seconds", "queue-limit", "minutes", "seconds", "store",
-                "migrate-rows", "fetch-rows", "enumerate-rows", "snapshot-rows", "pull-rate",
+                "migrate-rows", "fetch-rows", "enumerate-rows", "snapshot-rows", "pull-rate", "consumers",
+                "consumer-rate",
+                "consumer-seconds",
             ]
         )
         if parsed.flag("help") {
@@ -84,7 +93,7 @@ enum BenchCommand {
         let scenario = try parsed.positionals(min: 0, max: 1).first ?? "all"
         let known = [
             "latency", "throughput", "write-overhead", "fan-out", "catch-up", "history-list", "idle", "migrate", "all",
-            "adapter-latency", "adapter-fetch", "adapter-enumerate", "snapshot", "publish",
+            "adapter-latency", "adapter-fetch", "adapter-enumerate", "snapshot", "publish", "consumers",
             "crash",
             "soak",
         ]
@@ -145,6 +154,16 @@ enum BenchCommand {
                     rate: try number("rate", 1_000),
                     changes: try number("changes", 20_000),
                     pullRate: try number("pull-rate", 10_000)
+                )
+            )
+        }
+        if scenario == "consumers" {
+            report.consumers(
+                try ConsumersScenario.run(
+                    modelPath: model,
+                    consumers: try number("consumers", 1_000),
+                    eventRate: try number("consumer-rate", 200),
+                    seconds: try number("consumer-seconds", 5)
                 )
             )
         }

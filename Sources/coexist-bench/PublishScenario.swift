@@ -173,7 +173,7 @@ enum PublishScenario {
     }
 
     /// Starts `nats-server -js` on a free loopback port with its store in `directory`: the process and its URL.
-    private static func startServer(in directory: String) throws -> (ChildProcess, String) {
+    static func startServer(in directory: String) throws -> (ChildProcess, String) {
         let log = directory + "/nats.log"
         let server = try ChildProcess(
             path: "/usr/sbin/nats-server",

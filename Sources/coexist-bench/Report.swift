@@ -198,6 +198,33 @@ struct Report {
         fields.append("\"fanOut\":{" + entries.joined(separator: ",") + "}")
     }
 
+    mutating func consumers(_ result: ConsumersScenario.Result) {
+        var entries: [String] = []
+        for (key, arm) in [("socket", result.socket), ("jetStream", result.jetStream)] {
+            let parts = arm.parts.map { "\($0.0) \(Self.perEvent($0.1, arm.delivered))" }.joined(separator: " + ")
+            rows.append(
+                (
+                    "consumers",
+                    "\(result.consumers) consumers through \(arm.name), \(result.eventRate) events/s "
+                        + "(\(result.events) events; n \(arm.delivery.count))",
+                    Self.distribution(arm.delivery)
+                        + (arm.delivered == arm.expected
+                            ? "; all delivered" : "; \(arm.expected - arm.delivered) of \(arm.expected) MISSING")
+                        + "; CPU \(Self.perEvent(arm.cpu, arm.delivered)) ns per delivered event (\(parts))"
+                )
+            )
+            entries.append(
+                "\"\(key)\":{\"delivered\":\(arm.delivered),\"expected\":\(arm.expected),"
+                    + "\"delivery\":\(Self.json(arm.delivery)),\"cpuNanoseconds\":\(arm.cpu),"
+                    + "\"cpuPerDeliveredEvent\":\(Self.perEvent(arm.cpu, arm.delivered))}"
+            )
+        }
+        fields.append(
+            "\"consumers\":{\"consumers\":\(result.consumers),\"eventRate\":\(result.eventRate),"
+                + "\"events\":\(result.events)," + entries.joined(separator: ",") + "}"
+        )
+    }
+
     /// CPU nanoseconds per event, rounded (0 without events).
     static func perEvent(_ nanoseconds: Int64, _ events: Int) -> Int64 {
         events > 0 ? (nanoseconds + Int64(events) / 2) / Int64(events) : 0

@@ -61,6 +61,25 @@ do {
         )
         exit(0)
     }
+    if arguments.first == "stream-consumers" {
+        guard arguments.count == 8, let count = Int(arguments[3]), let expected = Int(arguments[4]),
+            let seconds = Int(arguments[7])
+        else {
+            throw BenchError(
+                "usage: coexist-bench stream-consumers URL STREAM COUNT EXPECTED-CHANGES OUT READY-FILE SECONDS"
+            )
+        }
+        try StreamConsumers.run(
+            url: arguments[1],
+            stream: arguments[2],
+            count: count,
+            expected: expected,
+            output: arguments[5],
+            ready: arguments[6],
+            seconds: seconds
+        )
+        exit(0)
+    }
     exit(try BenchCommand.run(arguments).rawValue)
 } catch let error as ArgumentParser.UsageError {
     StandardStreams.error("coexist-bench: \(error)\n\n\(BenchCommand.usage)")

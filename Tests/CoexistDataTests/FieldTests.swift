@@ -45,6 +45,31 @@ final class NarrowFieldTask: BackedModel {
     required init() {}
 }
 
+/// A backed task whose initializers use its fields (the pattern a plain record uses to skip a costly
+/// default): making its schema must not make it again, and a partial fetch keeps what the initializer set.
+final class InitializingTask: BackedModel {
+    let persistentBackingData = BackingData()
+    @Field var id = UUID()
+    @Field var title = ""
+    @Field var priority = 0
+    @Field var createdAt = Date()
+    static let schema = RecordSchema<InitializingTask>(
+        entity: "Task",
+        [
+            .attribute("id", \.id), .attribute("title", \.title), .attribute("priority", \.priority),
+            .attribute("createdAt", \.createdAt),
+        ]
+    )
+    required init() {
+        id = UUID()
+        title = "Untitled \(priority)"
+    }
+    required init(backingData: BackingData) {
+        id = backingData.placeholderUUID
+        priority = -1
+    }
+}
+
 /// A task with plain stored properties only: the path records without fields take.
 final class PlainTask: PersistentModel {
     var id = UUID()
@@ -76,6 +101,8 @@ final class PlainTask: PersistentModel {
     }
 
     @Test func initialValuesAreComputedOnceForNewRecordsAndNeverForFetchedOnes() throws {
+        // The type's first use makes one record to find its fields: done before counting.
+        _ = CountedTask.erasedSchema
         let before = CountedTask.identitiesMade.load(ordering: .relaxed)
         let writer = try file.context("app")
         let tasks = (0..<3).map { index in
@@ -165,6 +192,30 @@ final class PlainTask: PersistentModel {
         #expect(try reader.fetch(FetchDescriptor<CountedTask>()).first === held)
         #expect(held.priority == 4 && held.id == task.id)
         #expect(!reader.hasChanges)
+    }
+
+    @Test func initializersThatUseFieldsWork() throws {
+        let made = InitializingTask()
+        #expect(made.title == "Untitled 0")
+        #expect(InitializingTask.erasedSchema.isField == [true, true, true, true])
+        made.priority = 3
+        let writer = try file.context("app")
+        writer.insert(made)
+        try writer.save()
+
+        let reader = try file.context("reader")
+        let fetched = try #require(try reader.fetch(FetchDescriptor<InitializingTask>()).first)
+        #expect(fetched.id == made.id && fetched.title == "Untitled 0" && fetched.priority == 3)
+        #expect(!reader.hasChanges)
+        // Left out of a partial fetch, a field keeps what the initializer set, until a full fetch.
+        let partialReader = try file.context("partial")
+        var partial = FetchDescriptor<InitializingTask>()
+        partial.propertiesToFetch = [\.title]
+        let held = try #require(try partialReader.fetch(partial).first)
+        #expect(held.title == "Untitled 0" && held.priority == -1)
+        #expect(!partialReader.hasChanges)
+        _ = try partialReader.fetch(FetchDescriptor<InitializingTask>())
+        #expect(held.priority == 3 && held.id == made.id)
     }
 
     @Test func plainRecordsAreSavedRolledBackAndMergedAsBefore() throws {

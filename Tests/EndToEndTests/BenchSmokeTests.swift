@@ -50,6 +50,19 @@ import Testing
             var rowsPerSecond: Int
             var rawRowsPerSecond: Int
         }
+        struct ConsumerArm: Decodable {
+            var delivered: Int
+            var expected: Int
+            var delivery: Distribution
+            var cpuNanoseconds: Int
+        }
+        struct Consumers: Decodable {
+            var consumers: Int
+            var events: Int
+            var socket: ConsumerArm
+            var jetStream: ConsumerArm
+        }
+        var consumers: Consumers?
         var snapshot: Snapshot?
         var adapterEnumerate: [AdapterEnumerate]?
         var adapterLatency: [AdapterLatency]?
@@ -124,6 +137,22 @@ import Testing
             #expect(fanOut.stalled == "lagged")
             #expect(fanOut.delivery.n == live * 20 && fanOut.delivery.p50 > 0)
         }
+    }
+
+    /// The same events to a few consumers through the socket and through a real nats-server: every consumer
+    /// of each gets every change, and both report delivery and CPU.
+    @Test func consumersGetEveryChangeThroughTheSocketAndJetStream() throws {
+        let consumers = try #require(
+            try summary(["consumers", "--consumers", "12", "--consumer-rate", "100", "--consumer-seconds", "2"])
+                .consumers
+        )
+        #expect(consumers.consumers == 12 && consumers.events == 200)
+        for arm in [consumers.socket, consumers.jetStream] {
+            #expect(arm.expected == 2_400 && arm.delivered == arm.expected)
+            #expect(arm.delivery.n > 0 && arm.delivery.p50 > 0 && arm.cpuNanoseconds > 0)
+        }
+        // Every socket subscriber times every transaction; the sampled JetStream consumers (10) too.
+        #expect(consumers.socket.delivery.n == 12 * 2 && consumers.jetStream.delivery.n == 10 * 2)
     }
 
     /// The history listing runs over two sizes and reports both (it exits 0 only when the listing did).

@@ -20,10 +20,17 @@ public import FoundationEssentials
 /// ```
 ///
 /// A field's initial value is computed the first time the record's fields are used, not when it is made:
-/// a fetched record never computes one (`UUID()` above is not called for it). Attributes held in plain
-/// stored properties work in a backed record too; relationships are always plain properties.
+/// a fetched record never computes one (`UUID()` above is not called for it), unless its initializer uses a
+/// field. The first use of a type computes them once, for a record made to find which attributes are fields.
+/// Attributes held in plain stored properties work in a backed record too; relationships are always plain
+/// properties. Map each field once.
+///
+/// A field reads back what its value gives as an attribute value, converted again (what a save and a fetch
+/// would give): a value whose conversion is not exact (a relative `URL` comes back absolute) reads back
+/// converted, and one that does not convert back reads as the field's initial value.
 public protocol BackedModel: PersistentModel {
-    /// Where the record's fields keep their values: a `let` initialized with `BackingData()`.
+    /// Where the record's fields keep their values: a `let` of its own, initialized with `BackingData()`
+    /// (or with the one ``PersistentModel/init(backingData:)`` is given); never shared with another record.
     var persistentBackingData: BackingData { get }
 }
 
@@ -76,8 +83,9 @@ public struct Field<Value: AttributeConvertible> {
     }
 }
 
-/// The storage of a ``BackedModel`` record's fields: their values by attribute slot. A context passes one
-/// to ``PersistentModel/init(backingData:)``; a record keeps its own in ``BackedModel/persistentBackingData``.
+/// The storage of a ``BackedModel`` record's fields: their values by attribute slot. A context passes a new
+/// one to ``PersistentModel/init(backingData:)``; a record keeps its own in
+/// ``BackedModel/persistentBackingData`` (that one, or one it made: the context fills the record's).
 public final class BackingData {
     enum State {
         /// No value yet: the fields' initial values are computed at the first use of one.
@@ -106,8 +114,19 @@ public final class BackingData {
     /// The attribute slot of the field `keyPath` of `record` (nil when the schema does not map it), the
     /// fields' initial values computed first when none is held yet.
     func slot<Root: BackedModel>(of keyPath: AnyKeyPath, in record: Root) -> Int? {
-        let schema = self.schema ?? Root.erasedSchema
-        self.schema = schema
+        let schema: ErasedSchema
+        if let known = self.schema {
+            schema = known
+        } else if let probing = ErasedSchema.probing, probing.type == ObjectIdentifier(Root.self) {
+            // The record the probe makes, used by its own initializer: the schema is not kept yet (asking for it
+            // would build it again, and probe again).
+            schema = probing
+            self.schema = schema
+            state = .probing
+        } else {
+            schema = Root.erasedSchema
+            self.schema = schema
+        }
         guard let slot = schema.attributeSlotsByKeyPath[keyPath] else { return nil }
         switch state {
         case .empty: initialize(record, schema)
@@ -126,12 +145,16 @@ public final class BackingData {
     }
 
     /// Holds `values` (by slot, as the properties give them back) as the stored row's, but for the fields
-    /// at `unfetched` slots: those hold their initial values. `values` gets them too.
+    /// at `unfetched` slots: those keep what the record's initializer set, or hold their initial values.
+    /// `values` gets them too.
     func fill(_ values: inout [AttributeValue], unfetched: [Int], of record: AnyObject, _ schema: ErasedSchema) {
+        let held = state == .filled && self.values.count == values.count ? self.values : nil
         self.schema = schema
         if !unfetched.isEmpty {
             state = .initializing
-            for slot in unfetched where schema.isField[slot] { values[slot] = schema.attributes[slot].read(record) }
+            for slot in unfetched where schema.isField[slot] {
+                values[slot] = held?[slot] ?? schema.attributes[slot].read(record)
+            }
         }
         self.values = values
         state = .filled

@@ -356,9 +356,12 @@ final class ErasedSchema: @unchecked Sendable {
 
     /// Reads each attribute of a record made for the purpose, its backing data noting the field each read
     /// reaches: an attribute is a field when its own slot is reached.
+    /// The schema being probed, while the probe's record is made (its initializer may use fields).
+    @TaskLocal static var probing: ErasedSchema?
+
     private static func fieldProbe<Root: BackedModel>(_: Root.Type) -> (ErasedSchema) -> [Bool] {
         { schema in
-            let record = Root(backingData: BackingData())
+            let record = $probing.withValue(schema) { Root(backingData: BackingData()) }
             let backing = record.persistentBackingData
             backing.probe(schema)
             defer { backing.reset() }
