@@ -73,7 +73,9 @@ public final class EventSource {
     /// database; when that snapshot is later than the transaction (its last token `S` is not the event's),
     /// they may show later changes, and the event says so with `"asOf": S` — unless `unchangedSince` says no
     /// transaction after this one up to `S` changed the object on its side (then the values are the
-    /// event's own). A delete's values are its tombstone, from the history itself: always its own.
+    /// event's own). A delete's values are its tombstone, from the history itself: always its own. An update
+    /// of the new side carries `before`, what its save recorded the changed attributes and to-ones held
+    /// before it; a delete carries its tombstone as `before`.
     public func events(
         _ transaction: HistoryTransaction,
         values: Bool,
@@ -103,7 +105,8 @@ public final class EventSource {
             )
             var withValues: WireLine?
             if values {
-                let recorded = change.side == .new ? change.recordedValues.map { eventValues($0, change) } : nil
+                let recordedValues = change.side == .new ? change.recordedValues : nil
+                let recorded = recordedValues.map { eventValues($0, change) }
                 let own =
                     recorded != nil || snapshot == transaction.token || change.type == .delete
                     || unchangedSince?(ChangedObject(change)) == true
@@ -115,7 +118,8 @@ public final class EventSource {
                         id: id,
                         pk: pk,
                         values: try recorded ?? currentValues(change, id: id),
-                        asOf: own ? nil : snapshot
+                        asOf: own ? nil : snapshot,
+                        before: change.type == .delete ? change.tombstone : recordedValues?.before
                     ),
                     token: transaction.token
                 )
@@ -235,7 +239,8 @@ public final class EventSource {
         id: String?,
         pk: Int64?,
         values: [String: EventValue]?,
-        asOf: Int64? = nil
+        asOf: Int64? = nil,
+        before: [String: AttributeValue]? = nil
     ) -> [UInt8] {
         var writer = JSONWriter()
         writer.beginObject()
@@ -282,6 +287,15 @@ public final class EventSource {
             if let asOf {
                 writer.key("asOf")
                 writer.integer(asOf)
+            }
+            if let before, !before.isEmpty {
+                writer.key("before")
+                writer.beginObject()
+                for (name, value) in before.sorted(by: { $0.key < $1.key }) {
+                    writer.key(name)
+                    EventValue.attribute(value).write(&writer)
+                }
+                writer.endObject()
             }
         }
         writer.endObject()

@@ -4,7 +4,8 @@ import FoundationEssentials
 /// What a new-schema change set, as `coexist_change.vals` records it in the save's own transaction: the
 /// object's values as of that commit, so that an event need not read them (later) from the tables.
 ///
-/// An insert records every attribute and relationship; an update the changed ones. A to-one is recorded
+/// An insert records every attribute and relationship; an update the changed ones, and what the changed
+/// attributes and to-ones held before (``before``). A to-one is recorded
 /// as its target's identity (`.string`, `.null` when unset); a to-many as its members' identities, in the
 /// relationship's order when ordered (else in any order), or as their count beyond ``maxListedMembers``.
 public struct RecordedValues: Codable, Sendable, Hashable {
@@ -17,16 +18,21 @@ public struct RecordedValues: Codable, Sendable, Hashable {
     public var members: [String: [String]]
     /// To-manys with more members: how many.
     public var counts: [String: Int]
+    /// An update's attributes and to-ones as they were before the save changed them (those the save read
+    /// before writing them; nil when none).
+    public var before: [String: AttributeValue]?
 
     /// Values to record.
     public init(
         values: [String: AttributeValue] = [:],
         members: [String: [String]] = [:],
-        counts: [String: Int] = [:]
+        counts: [String: Int] = [:],
+        before: [String: AttributeValue]? = nil
     ) {
         self.values = values
         self.members = members
         self.counts = counts
+        self.before = before
     }
 
     /// The JSON `coexist_change.vals` holds (what `Codable` reads back), keys sorted, built directly: a save
@@ -45,6 +51,10 @@ public struct RecordedValues: Codable, Sendable, Hashable {
             output.append(UInt8(ascii: "}"))
         }
         output.append(UInt8(ascii: "{"))
+        if let before {
+            object("before", before) { value, output in value.appendTaggedJSON(to: &output) }
+            output.append(UInt8(ascii: ","))
+        }
         object("counts", counts) { count, output in output += Array(String(count).utf8) }
         output.append(UInt8(ascii: ","))
         object("members", members) { identities, output in

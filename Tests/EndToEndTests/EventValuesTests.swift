@@ -300,4 +300,88 @@ import Testing
         #expect((insert["values"] as? [String: Any])?["title"] as? String == "watched")
         #expect((insert["values"] as? [String: Any])?["priority"] as? Int == 0)
     }
+
+    /// `before`: a new-side update carries what its changed attributes and to-ones held before its save, a
+    /// delete (either side) its tombstone; an insert and a legacy update carry none (Core Data's history
+    /// records no values).
+    @Test func updatesOfTheNewSideAndDeletesSayWhatWasBefore() throws {
+        let fixture = try EventFixture()
+        var task = ObjectRef(entity: "Task", id: "")
+        var home = ObjectRef(entity: "Category", id: "")
+        var work = ObjectRef(entity: "Category", id: "")
+        let created = try fixture.shared.new.save(SaveMetadata(author: "new-app")) { save in
+            home = try save.insert("Category", id: nil, ["name": .string("Home"), "color": .string("blue")])
+            work = try save.insert("Category", id: nil, ["name": .string("Work"), "color": .string("red")])
+            task = try save.insert("Task", id: nil, ["title": .string("first"), "createdAt": .date(0)])
+            try save.setToOne(task, "category", home)
+        }
+        var updates: [Int64: (title: String, priority: Int)] = [:]
+        for (index, title) in ["second", "third"].enumerated() {
+            let saved = try fixture.shared.new.save(SaveMetadata(author: "new-app")) { save in
+                try save.update(task, ["title": .string(title)])
+                // Written twice in one save: before is what the save found, not its own first write.
+                try save.update(task, ["priority": .integer(Int64(index + 5))])
+                try save.update(task, ["priority": .integer(Int64(index + 1))])
+            }
+            updates[try #require(saved.token)] = (title, index + 1)
+        }
+        let moved = try #require(
+            try fixture.shared.new.save(SaveMetadata(author: "new-app")) { save in
+                try save.setToOne(task, "category", work)
+            }.token
+        )
+        let removed = try #require(
+            try fixture.shared.new.save(SaveMetadata(author: "new-app")) { save in try save.delete(task) }.token
+        )
+        try fixture.waitUntilCaughtUp()
+        let client = try fixture.client()
+        client.send(#"{"op":"subscribe","since":\#(try #require(created.token) - 1),"values":true}"# + "\n")
+        let messages = try fixture.collect(client) { $0["type"] as? String == "end_of_backlog" }
+        func event(_ token: Int64, _ side: String, entity: String = "Task") -> [String: Any]? {
+            messages.first {
+                $0["type"] as? String == "event" && Int64($0["token"] as? Int ?? 0) == token
+                    && $0["side"] as? String == side && $0["entity"] as? String == entity
+            }
+        }
+        #expect(event(try #require(created.token), "new")?["before"] == nil, "an insert has no before")
+        let sorted = updates.keys.sorted()
+        let first = try #require(event(sorted[0], "new")?["before"] as? [String: Any])
+        #expect(first["title"] as? String == "first" && first["priority"] as? Int == 0, "\(first)")
+        let second = try #require(event(sorted[1], "new")?["before"] as? [String: Any])
+        #expect(second["title"] as? String == "second" && second["priority"] as? Int == 1, "\(second)")
+        #expect(Set(second.keys) == ["title", "priority"])
+        let move = try #require(event(moved, "new")?["before"] as? [String: Any])
+        #expect(move["category"] as? String == home.id && move.count == 1, "\(move)")
+        #expect((event(moved, "new")?["values"] as? [String: Any])?["category"] as? String == work.id)
+        let deletion = try #require(event(removed, "new")?["before"] as? [String: Any])
+        #expect(deletion["id"] as? String == task.id, "a delete's before is its tombstone: \(deletion)")
+
+        // The bridge's copies on the legacy side, and legacy saves: no before for updates; a delete's tombstone.
+        let legacy = try fixture.shared.legacy.save(SaveMetadata(author: "old-app")) { save in
+            try save.insert(
+                "Task",
+                [
+                    "id": .uuid((0..<16).map { _ in UInt8.random(in: 0...255) }), "title": .string("old"),
+                    "createdAt": .date(0), "priority": .integer(0),
+                ]
+            )
+        }
+        let object = ObjectID(entity: "Task", pk: try #require(legacy.changes.first?.objectPK))
+        let legacyUpdate = try #require(
+            try fixture.shared.legacy.save(SaveMetadata(author: "old-app")) { save in
+                try save.update(object, ["priority": .integer(9)])
+            }.token
+        )
+        let legacyDelete = try #require(
+            try fixture.shared.legacy.save(SaveMetadata(author: "old-app")) { save in try save.delete(object) }.token
+        )
+        try fixture.waitUntilCaughtUp()
+        let live = try fixture.client()
+        live.send(#"{"op":"subscribe","since":\#(try #require(legacy.token) - 1),"values":true}"# + "\n")
+        let more = try fixture.collect(live) { $0["type"] as? String == "end_of_backlog" }
+        let legacyEvents = more.filter { $0["type"] as? String == "event" && $0["side"] as? String == "legacy" }
+        #expect(legacyEvents.first { Int64($0["token"] as? Int ?? 0) == legacyUpdate }?["before"] == nil)
+        let tombstone = legacyEvents.first { Int64($0["token"] as? Int ?? 0) == legacyDelete }?["before"]
+        #expect((tombstone as? [String: Any])?["id"] != nil, "\(String(describing: tombstone))")
+    }
 }

@@ -183,6 +183,7 @@ extension NewSave {
         guard case .toOne(let column, let position) = mapping.properties[name] else {
             throw StoreError.mismatch(path: store.path, detail: "\(ref.entity).\(name) is not a to-one")
         }
+        try noteBefore(ref, [name])
         var assignments = ["\(SQLIdentifier.quoted(column)) = ?"]
         var arguments: [SQLiteValue] = [target.map { .text($0.id) } ?? .null]
         if let position {

@@ -28,26 +28,58 @@ extension NewSave {
         var unrecorded: Set<ObjectRef> = []
         try store.forEachRow(of: Array(wanted.keys)) { ref, row in
             guard let names = wanted[ref] else { return }
-            let layout = try store.recordingLayouts[ref.entity] ?? recordingLayout(ref.entity, row)
-            store.recordingLayouts[ref.entity] = layout
-            var values = RecordedValues()
-            do {
-                for (index, name) in layout.decoder.attributeNames.enumerated() where names?.contains(name) ?? true {
-                    let value = try layout.decoder.attribute(at: index, of: row, id: ref.id)
-                    if Self.isLarge(value) { unrecorded.insert(ref) }
-                    values.values[name] = value
-                }
-            } catch {
+            guard let values = try decoded(ref, row, names) else {
                 unrecorded.insert(ref)
+                return
             }
-            for (name, position) in layout.toOnes where names?.contains(name) ?? true {
-                values.values[name] = row[position].textValue.map { .string($0) } ?? .null
+            var entry = RecordedValues(values: values)
+            if pending[ref]?.type == .update, let known = before[ref] {
+                let changed = known.filter { names?.contains($0.key) ?? true }
+                if !changed.isEmpty { entry.before = changed }
             }
-            recorded[ref] = values
+            recorded[ref] = entry
         }
         for ref in unrecorded { recorded[ref] = nil }
         try recordToManys(wanted, into: &recorded)
         return recorded
+    }
+
+    /// The attributes and to-ones (their targets' identities) of `row` (the row of `ref`) named in `names`
+    /// (all when nil); nil when one does not decode or is too large to record.
+    private func decoded(_ ref: ObjectRef, _ row: Row, _ names: Set<String>?) throws -> [String: AttributeValue]? {
+        let layout = try store.recordingLayouts[ref.entity] ?? recordingLayout(ref.entity, row)
+        store.recordingLayouts[ref.entity] = layout
+        var values: [String: AttributeValue] = [:]
+        do {
+            for (index, name) in layout.decoder.attributeNames.enumerated() where names?.contains(name) ?? true {
+                let value = try layout.decoder.attribute(at: index, of: row, id: ref.id)
+                if Self.isLarge(value) { return nil }
+                values[name] = value
+            }
+        } catch {
+            return nil
+        }
+        for (name, position) in layout.toOnes where names?.contains(name) ?? true {
+            values[name] = row[position].textValue.map { .string($0) } ?? .null
+        }
+        return values
+    }
+
+    /// Notes what `names` of `ref` hold before this save writes them (an update's `before`), for those the
+    /// save has not changed yet: read from the row once per save, before its first write of a noted name.
+    /// Nothing for objects this save inserted, nor when the save records no values.
+    func noteBefore(_ ref: ObjectRef, _ names: [String]) throws {
+        guard recordsValues, pending[ref]?.type != .insert, !deleted.contains(ref) else { return }
+        let changed = Set(pending[ref]?.properties ?? [])
+        let fresh = names.filter { before[ref]?[$0] == nil && !changed.contains($0) }
+        guard !fresh.isEmpty else { return }
+        if storedRows[ref] == nil {
+            var found: [String: AttributeValue]?
+            try store.forEachRow(of: [ref]) { ref, row in found = try decoded(ref, row, nil) }
+            storedRows[ref] = .some(found)
+        }
+        guard let stored = storedRows[ref] ?? nil else { return }
+        for name in fresh { if let value = stored[name] { before[ref, default: [:]][name] = value } }
     }
 
     private static func isLarge(_ value: AttributeValue) -> Bool {

@@ -27,6 +27,10 @@ public final class NewSave {
     /// copies: reading them back costs about a third of its mirroring rate, and a mirror's event can say
     /// which token its values are from instead.
     public var recordsValues = true
+    /// By updated object: what properties held before this save first wrote them (``noteBefore(_:_:)``).
+    var before: [ObjectRef: [String: AttributeValue]] = [:]
+    /// Rows read for ``before``, once each (nil inside: the row does not decode).
+    var storedRows: [ObjectRef: [String: AttributeValue]?] = [:]
 
     init(store: NewStore) { self.store = store }
 
@@ -160,6 +164,7 @@ public final class NewSave {
             }
         }
         if !assignments.isEmpty {
+            try noteBefore(ref, values.keys.sorted())
             try run(
                 ref,
                 "UPDATE \(SQLIdentifier.quoted(mapping.table)) SET \(assignments.joined(separator: ", ")) WHERE \"id\" = ?",
