@@ -3,16 +3,18 @@ internal import CNats
 /// A plain NATS subscription whose messages are handed to a closure on the client library's delivery
 /// threads (with ``JetStream/init(servers:name:timeout:security:sharedDelivery:)``'s `sharedDelivery`, the
 /// library's shared pool: one thread however many subscriptions; else a thread of its own). It takes every
-/// message sent to it (no bound on those waiting). Ends when released: the closure is not called after
-/// the last handed message returns.
+/// message sent to it (no bound on those waiting). Ends when released, though a call of the closure may
+/// still be running then (it must only touch what outlives it, or what it holds).
 public final class CallbackSubscription {
     /// What the C callback reaches through its closure pointer.
     final class Handler {
         let headers: [String]
-        let body: (JetStream.Message) -> Void
+        let payload: Bool
+        let body: @Sendable (JetStream.Message) -> Void
 
-        init(headers: [String], body: @escaping (JetStream.Message) -> Void) {
+        init(headers: [String], payload: Bool, body: @escaping @Sendable (JetStream.Message) -> Void) {
             self.headers = headers
+            self.payload = payload
             self.body = body
         }
     }
@@ -34,14 +36,16 @@ public final class CallbackSubscription {
 }
 
 extension JetStream {
-    /// Subscribes to `subject`, handing each message (with the headers named in `headers`) to `body` on a
-    /// delivery thread.
+    /// Subscribes to `subject`, handing each message (with the headers named in `headers`, and its payload
+    /// unless not `payload`: a reader that only counts spares the copy) to `body` on a delivery thread.
     public func subscribe(
         _ subject: String,
         headers: [String] = [],
-        _ body: @escaping (Message) -> Void
+        payload: Bool = true,
+        _ body: @escaping @Sendable (Message) -> Void
     ) throws(PublishError) -> CallbackSubscription {
-        let closure = Unmanaged.passRetained(CallbackSubscription.Handler(headers: headers, body: body)).toOpaque()
+        let handler = CallbackSubscription.Handler(headers: headers, payload: payload, body: body)
+        let closure = Unmanaged.passRetained(handler).toOpaque()
         var subscription: OpaquePointer?
         var status = natsConnection_Subscribe(
             &subscription,
@@ -52,7 +56,7 @@ extension JetStream {
                 defer { natsMsg_Destroy(message) }
                 guard let closure else { return }
                 let handler = Unmanaged<CallbackSubscription.Handler>.fromOpaque(closure).takeUnretainedValue()
-                handler.body(JetStream.read(message, headers: handler.headers))
+                handler.body(JetStream.read(message, headers: handler.headers, payload: handler.payload))
             },
             closure
         )
@@ -71,8 +75,8 @@ extension JetStream {
         guard status == NATS_OK else {
             natsSubscription_Unsubscribe(subscription)
             natsSubscription_Destroy(subscription)
-            // Without a completion callback set, the handler stays (it may be running): a small leak on a
-            // failure that does not happen with a valid subscription.
+            // When the completion callback could not be set, the handler stays (it may be running): a small
+            // leak on a failure that does not happen with a valid subscription; otherwise that callback frees it.
             throw PublishError("subscribe \(subject)", status)
         }
         return CallbackSubscription(subscription, owner: self)

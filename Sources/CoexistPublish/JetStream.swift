@@ -284,9 +284,9 @@ public final class JetStream {
         return Self.read(message, headers: names)
     }
 
-    /// A copy of `message`'s subject, payload and the headers named in `names`.
-    static func read(_ message: OpaquePointer, headers names: [String]) -> Message {
-        let count = Int(natsMsg_GetDataLength(message))
+    /// A copy of `message`'s subject, payload (unless not `payload`) and the headers named in `names`.
+    static func read(_ message: OpaquePointer, headers names: [String], payload: Bool = true) -> Message {
+        let count = payload ? Int(natsMsg_GetDataLength(message)) : 0
         var data: [UInt8] = []
         if count > 0, let bytes = natsMsg_GetData(message) {
             data = bytes.withMemoryRebound(to: UInt8.self, capacity: count) {

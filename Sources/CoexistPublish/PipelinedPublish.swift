@@ -188,7 +188,7 @@ extension JetStream {
             index += 1
             let start = index
             while let byte = next(), byte != UInt8(ascii: "\"") {
-                guard byte != UInt8(ascii: "\\"), byte >= 0x20 else { return nil }
+                guard byte != UInt8(ascii: "\\"), byte >= 0x20, byte < 0x80 else { return nil }
                 index += 1
             }
             guard next() == UInt8(ascii: "\"") else { return nil }
@@ -197,22 +197,32 @@ extension JetStream {
         }
         guard next() == UInt8(ascii: "{") else { return nil }
         index += 1
+        var keys: Set<[UInt8]> = []
+        let (streamKey, sequenceKey, duplicateKey) = (Array("stream".utf8), Array("seq".utf8), Array("duplicate".utf8))
         while true {
-            guard let key = string(), next() == UInt8(ascii: ":") else { return nil }
+            // A key given twice, or an error, is the decoder's to judge.
+            guard let key = string(), keys.insert(key).inserted, key != Array("error".utf8),
+                next() == UInt8(ascii: ":")
+            else { return nil }
             index += 1
             switch next() {
             case UInt8(ascii: "\""):
-                guard let value = string() else { return nil }
-                if key == Array("stream".utf8) { stream = String(decoding: value, as: UTF8.self) }
+                guard let value = string(), key != sequenceKey, key != duplicateKey else { return nil }
+                if key == streamKey { stream = String(decoding: value, as: UTF8.self) }
             case UInt8(ascii: "t"), UInt8(ascii: "f"):
                 let flag = next() == UInt8(ascii: "t")
                 let word = Array((flag ? "true" : "false").utf8)
-                guard data.count - index >= word.count, Array(data[index..<(index + word.count)]) == word else {
-                    return nil
-                }
+                guard data.count - index >= word.count, Array(data[index..<(index + word.count)]) == word,
+                    key != streamKey, key != sequenceKey
+                else { return nil }
                 index += word.count
-                if key == Array("duplicate".utf8) { duplicate = flag }
+                if key == duplicateKey { duplicate = flag }
             case let byte? where byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9"):
+                // No leading zero (not JSON), and only `seq` is a number.
+                guard key != streamKey, key != duplicateKey,
+                    byte != UInt8(ascii: "0") || index + 1 >= data.count
+                        || !(data[index + 1] >= UInt8(ascii: "0") && data[index + 1] <= UInt8(ascii: "9"))
+                else { return nil }
                 var number: UInt64 = 0
                 while let digit = next(), digit >= UInt8(ascii: "0"), digit <= UInt8(ascii: "9") {
                     let (times, overflow) = number.multipliedReportingOverflow(by: 10)

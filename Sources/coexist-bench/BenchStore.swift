@@ -156,12 +156,9 @@ struct BenchStore {
         }
     }
 
-    /// Removes the directory and everything in it.
+    /// Removes the directory and everything in it (what scenarios add too: a server's store, outputs).
     func remove() {
-        for name in ["Bench.sqlite", "Bench.sqlite-wal", "Bench.sqlite-shm", "coexist.sock", "coexistd.log"] {
-            unlink(directory + "/" + name)
-        }
-        rmdir(directory)
+        try? FileManager.default.removeItem(atPath: directory)
     }
 
     /// A random version-4 UUID.

@@ -12,11 +12,14 @@ import Glibc
 ///   coexistd's event service (every thread but the bridge's).
 /// - JetStream: coexistd publishing to a real `nats-server -js` on a loopback port (one message per change);
 ///   N push consumers of the stream (no acknowledgements) in a consumer process over
-///   ``StreamConsumers/connections`` connections. CPU: nats-server, plus coexistd's publisher thread.
+///   ``StreamConsumers/connections`` connections. CPU: nats-server, plus coexistd's threads but the bridge's
+///   (the publisher, the client library's, the idle event service).
 ///
 /// CPU per delivered event is that CPU time (kernel included, from the first commit to the last delivery)
 /// over the changes delivered to all consumers together. Delivery: commit → a transaction's last change
-/// received (every subscriber on the socket; the first ``StreamConsumers/sampled`` consumers on JetStream).
+/// received, by every socket subscriber, and by the first ``StreamConsumers/sampled`` JetStream consumers (a
+/// smaller sample). The consumer processes share the two cores with coexistd and nats-server: their own
+/// queueing is in the delivery times.
 enum ConsumersScenario {
     struct Arm: Sendable {
         var name: String
@@ -72,13 +75,18 @@ enum ConsumersScenario {
                     "\(seconds + 60)",
                 ]
             )
-            try awaitFile(ready, "the JetStream consumers")
-            let before = (Measure.cpuTime(pid: server.pid), Measure.cpuTime(pid: daemon.pid, only: "coexist-publish"))
+            defer { stop(reader) }
+            try awaitFile(ready, reader, "the JetStream consumers")
+            let before = (
+                Measure.cpuTime(pid: server.pid), Measure.cpuTime(pid: daemon.pid, excluding: "coexist-bridge")
+            )
             let writing = try ChildProcess(path: program, arguments: writer + [commits, "\(rows)"])
             guard writing.wait() == 0 else { throw BenchError("the JetStream arm's writer failed") }
             guard reader.wait() == 0 else { throw BenchError("the JetStream consumer process failed") }
-            let after = (Measure.cpuTime(pid: server.pid), Measure.cpuTime(pid: daemon.pid, only: "coexist-publish"))
-            jetStream.parts = [("nats-server", after.0 - before.0), ("publisher", after.1 - before.1)]
+            let after = (
+                Measure.cpuTime(pid: server.pid), Measure.cpuTime(pid: daemon.pid, excluding: "coexist-bridge")
+            )
+            jetStream.parts = [("nats-server", after.0 - before.0), ("coexistd", after.1 - before.1)]
             jetStream.cpu = jetStream.parts.reduce(0) { $0 + $1.1 }
             (jetStream.delivered, jetStream.delivery) = try outcome(received: received, commits: commits)
         }
@@ -100,13 +108,14 @@ enum ConsumersScenario {
                     "subscribers", store.socket, "\(consumers)", "\(events)", received, ready, "\(seconds + 60)",
                 ]
             )
-            try awaitFile(ready, "the socket subscribers")
+            defer { stop(reader) }
+            try awaitFile(ready, reader, "the socket subscribers")
             let before = Measure.cpuTime(pid: daemon.pid, excluding: "coexist-bridge")
             let writing = try ChildProcess(path: program, arguments: writer + [commits, "\(rows)"])
             guard writing.wait() == 0 else { throw BenchError("the socket arm's writer failed") }
             guard reader.wait() == 0 else { throw BenchError("the subscriber process failed") }
             socket.cpu = Measure.cpuTime(pid: daemon.pid, excluding: "coexist-bridge") - before
-            socket.parts = [("event service", socket.cpu)]
+            socket.parts = [("coexistd", socket.cpu)]
             (socket.delivered, socket.delivery) = try outcome(received: received, commits: commits)
         }
         return Result(
@@ -118,13 +127,22 @@ enum ConsumersScenario {
         )
     }
 
-    /// Waits up to 5 minutes for `path` to exist (a consumer process made it once every consumer is live).
-    private static func awaitFile(_ path: String, _ what: String) throws {
+    /// Waits up to 5 minutes for `path` to exist (the consumer process `reader` made it once every consumer
+    /// is live); fails at once when `reader` ended first.
+    private static func awaitFile(_ path: String, _ reader: ChildProcess, _ what: String) throws {
         let deadline = Measure.now() + 300_000_000_000
         while access(path, F_OK) != 0 {
+            guard !reader.hasExited else { throw BenchError("\(what) ended before they were ready") }
             guard Measure.now() < deadline else { throw BenchError("\(what) were not ready within 5 minutes") }
             usleep(20_000)
         }
+    }
+
+    /// Stops a consumer process that is still running (an arm that failed).
+    private static func stop(_ reader: ChildProcess) {
+        guard !reader.hasExited else { return }
+        reader.killNow()
+        _ = reader.wait()
     }
 
     /// The changes a consumer process received in all, and commit → receipt of the timed ones.

@@ -49,7 +49,7 @@ enum StreamConsumers {
             let subject = "bench.deliver.\(consumer)"
             let timed = consumer < sampled
             subscriptions.append(
-                try client.subscribe(subject, headers: timed ? ["Coexist-Token"] : []) { message in
+                try client.subscribe(subject, headers: timed ? ["Coexist-Token"] : [], payload: false) { message in
                     received.total.add(1, ordering: .relaxed)
                     guard timed, let token = Int64(message.headers["Coexist-Token"] ?? "") else { return }
                     let now = Measure.now()

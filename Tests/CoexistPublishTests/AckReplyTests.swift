@@ -49,7 +49,10 @@ import Testing
             #"{"stream":"BEN\"CH","seq":1}"#, #"{"stream":"BENCH","seq":18446744073709551616}"#,
             #"{"stream":"BENCH","seq":1} "#, #"{"stream":"BENCH","seq":1,}"#, #"{"stream":"BENCH"}"#,
             #"{"stream":"BENCH","seq":-1}"#, #"{"stream":"BENCH","seq":1,"duplicate":tru}"#, "{", "",
-            #"{"stream":"BENCH","seq":1.5}"#,
+            #"{"stream":"BENCH","seq":1.5}"#, #"{"stream":"X","stream":"BENCH","seq":1}"#,
+            #"{"stream":"BENCH","seq":1,"duplicate":1}"#, #"{"stream":"BENCH","seq":1,"duplicate":"true"}"#,
+            #"{"stream":"BENCH","seq":01}"#, #"{"stream":"BENCH","seq":"1"}"#, #"{"stream":1,"seq":1}"#,
+            #"{"stream":"BENCH","seq":1,"error":"x"}"#, "{\"stream\":\"BENCH\u{e9}\",\"seq\":1}",
         ] {
             #expect(JetStream.plainAck(Array(text.utf8)) == nil, "\(text)")
         }

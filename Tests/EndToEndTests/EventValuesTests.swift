@@ -302,8 +302,8 @@ import Testing
     }
 
     /// `before`: a new-side update carries what its changed attributes and to-ones held before its save, a
-    /// delete (either side) its tombstone; an insert and a legacy update carry none (Core Data's history
-    /// records no values).
+    /// delete (either side) its tombstone, with what its save changed first as it was; an insert none, a
+    /// legacy update the mirror's state only when it is exact (`MirrorBeforeTests`).
     @Test func updatesOfTheNewSideAndDeletesSayWhatWasBefore() throws {
         let fixture = try EventFixture()
         var task = ObjectRef(entity: "Task", id: "")
@@ -333,6 +333,17 @@ import Testing
         let removed = try #require(
             try fixture.shared.new.save(SaveMetadata(author: "new-app")) { save in try save.delete(task) }.token
         )
+        // Changed, then deleted, in one save: before is what the object held before that save.
+        var doomed = ObjectRef(entity: "Task", id: "")
+        _ = try fixture.shared.new.save(SaveMetadata(author: "new-app")) { save in
+            doomed = try save.insert("Task", id: nil, ["title": .string("kept"), "createdAt": .date(0)])
+        }
+        let changedAndDeleted = try #require(
+            try fixture.shared.new.save(SaveMetadata(author: "new-app")) { save in
+                try save.update(doomed, ["title": .string("changed")])
+                try save.delete(doomed)
+            }.token
+        )
         try fixture.waitUntilCaughtUp()
         let client = try fixture.client()
         client.send(#"{"op":"subscribe","since":\#(try #require(created.token) - 1),"values":true}"# + "\n")
@@ -355,6 +366,9 @@ import Testing
         #expect((event(moved, "new")?["values"] as? [String: Any])?["category"] as? String == work.id)
         let deletion = try #require(event(removed, "new")?["before"] as? [String: Any])
         #expect(deletion["id"] as? String == task.id, "a delete's before is its tombstone: \(deletion)")
+        let lastDelete = try #require(event(changedAndDeleted, "new"))
+        #expect((lastDelete["before"] as? [String: Any])?["title"] as? String == "kept", "\(lastDelete)")
+        #expect((lastDelete["before"] as? [String: Any])?["id"] as? String == doomed.id, "\(lastDelete)")
 
         // The bridge's copies on the legacy side, and legacy saves: no before for updates; a delete's tombstone.
         let legacy = try fixture.shared.legacy.save(SaveMetadata(author: "old-app")) { save in
@@ -380,7 +394,12 @@ import Testing
         live.send(#"{"op":"subscribe","since":\#(try #require(legacy.token) - 1),"values":true}"# + "\n")
         let more = try fixture.collect(live) { $0["type"] as? String == "end_of_backlog" }
         let legacyEvents = more.filter { $0["type"] as? String == "event" && $0["side"] as? String == "legacy" }
-        #expect(legacyEvents.first { Int64($0["token"] as? Int ?? 0) == legacyUpdate }?["before"] == nil)
+
+        // A legacy update's before, when the event service read it before the bridge handled the update, is
+        // the mirror's state: what the update found.
+        if let shown = legacyEvents.first(where: { Int64($0["token"] as? Int ?? 0) == legacyUpdate })?["before"] {
+            #expect((shown as? [String: Any])?["priority"] as? Int == 0, "\(shown)")
+        }
         let tombstone = legacyEvents.first { Int64($0["token"] as? Int ?? 0) == legacyDelete }?["before"]
         #expect((tombstone as? [String: Any])?["id"] != nil, "\(String(describing: tombstone))")
     }

@@ -354,11 +354,11 @@ final class ErasedSchema: @unchecked Sendable {
         { ($0 as? Root)?.persistentBackingData }
     }
 
-    /// Reads each attribute of a record made for the purpose, its backing data noting the field each read
-    /// reaches: an attribute is a field when its own slot is reached.
     /// The schema being probed, while the probe's record is made (its initializer may use fields).
     @TaskLocal static var probing: ErasedSchema?
 
+    /// Reads each attribute of a record made for the purpose, its backing data noting the field each read
+    /// reaches: an attribute is a field when its own slot is reached.
     private static func fieldProbe<Root: BackedModel>(_: Root.Type) -> (ErasedSchema) -> [Bool] {
         { schema in
             let record = $probing.withValue(schema) { Root(backingData: BackingData()) }

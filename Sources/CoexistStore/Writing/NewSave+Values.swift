@@ -23,7 +23,9 @@ extension NewSave {
             default: continue
             }
         }
-        guard !wanted.isEmpty else { return [:] }
+        guard !wanted.isEmpty || refs.contains(where: { pending[$0]?.type == .delete && before[$0] != nil }) else {
+            return [:]
+        }
         var recorded: [ObjectRef: RecordedValues] = [:]
         var unrecorded: Set<ObjectRef> = []
         try store.forEachRow(of: Array(wanted.keys)) { ref, row in
@@ -41,19 +43,32 @@ extension NewSave {
         }
         for ref in unrecorded { recorded[ref] = nil }
         try recordToManys(wanted, into: &recorded)
+        // An object this save changed, then deleted: its tombstone is what it held at the delete, not before.
+        for ref in refs where pending[ref]?.type == .delete {
+            if let known = before[ref], !known.isEmpty { recorded[ref] = RecordedValues(before: known) }
+        }
         return recorded
     }
 
     /// The attributes and to-ones (their targets' identities) of `row` (the row of `ref`) named in `names`
-    /// (all when nil); nil when one does not decode or is too large to record.
-    private func decoded(_ ref: ObjectRef, _ row: Row, _ names: Set<String>?) throws -> [String: AttributeValue]? {
+    /// (all when nil); nil when one does not decode or is too large to record, unless `omittingLarge`: then a
+    /// large one is left out.
+    private func decoded(
+        _ ref: ObjectRef,
+        _ row: Row,
+        _ names: Set<String>?,
+        omittingLarge: Bool = false
+    ) throws -> [String: AttributeValue]? {
         let layout = try store.recordingLayouts[ref.entity] ?? recordingLayout(ref.entity, row)
         store.recordingLayouts[ref.entity] = layout
         var values: [String: AttributeValue] = [:]
         do {
             for (index, name) in layout.decoder.attributeNames.enumerated() where names?.contains(name) ?? true {
                 let value = try layout.decoder.attribute(at: index, of: row, id: ref.id)
-                if Self.isLarge(value) { return nil }
+                if Self.isLarge(value) {
+                    if omittingLarge { continue }
+                    return nil
+                }
                 values[name] = value
             }
         } catch {
@@ -67,7 +82,10 @@ extension NewSave {
 
     /// Notes what `names` of `ref` hold before this save writes them (an update's `before`), for those the
     /// save has not changed yet: read from the row once per save, before its first write of a noted name.
-    /// Nothing for objects this save inserted, nor when the save records no values.
+    /// Nothing for objects this save inserted, nor when the save records no values (``recordsValues`` is
+    /// meant to be set before the save's first write). A to-one read after a delete of this save is not
+    /// noted: SQLite may have cleared it (`ON DELETE SET NULL`) without the save's knowledge. A value too
+    /// large to record is not noted either.
     func noteBefore(_ ref: ObjectRef, _ names: [String]) throws {
         guard recordsValues, pending[ref]?.type != .insert, !deleted.contains(ref) else { return }
         let changed = Set(pending[ref]?.properties ?? [])
@@ -75,11 +93,22 @@ extension NewSave {
         guard !fresh.isEmpty else { return }
         if storedRows[ref] == nil {
             var found: [String: AttributeValue]?
-            try store.forEachRow(of: [ref]) { ref, row in found = try decoded(ref, row, nil) }
-            storedRows[ref] = .some(found)
+            try store.forEachRow(of: [ref]) { ref, row in found = try decoded(ref, row, nil, omittingLarge: true) }
+            storedRows[ref] = .some(found.map { StoredRow(values: $0, toOnesAsStored: deleted.isEmpty) })
         }
         guard let stored = storedRows[ref] ?? nil else { return }
-        for name in fresh { if let value = stored[name] { before[ref, default: [:]][name] = value } }
+        let (entity, _) = try resolve(ref)
+        let toOnes = Set(model.allRelationships(of: entity).filter { !$0.isToMany }.map(\.name))
+        for name in fresh where stored.toOnesAsStored || !toOnes.contains(name) {
+            if let value = stored.values[name] { before[ref, default: [:]][name] = value }
+        }
+    }
+
+    /// A row as ``noteBefore(_:_:)`` read it.
+    struct StoredRow {
+        var values: [String: AttributeValue]
+        /// Read before any delete of the save: its to-ones are what the save started with.
+        var toOnesAsStored: Bool
     }
 
     private static func isLarge(_ value: AttributeValue) -> Bool {

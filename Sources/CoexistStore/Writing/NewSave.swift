@@ -30,7 +30,7 @@ public final class NewSave {
     /// By updated object: what properties held before this save first wrote them (``noteBefore(_:_:)``).
     var before: [ObjectRef: [String: AttributeValue]] = [:]
     /// Rows read for ``before``, once each (nil inside: the row does not decode).
-    var storedRows: [ObjectRef: [String: AttributeValue]?] = [:]
+    var storedRows: [ObjectRef: StoredRow?] = [:]
 
     init(store: NewStore) { self.store = store }
 
