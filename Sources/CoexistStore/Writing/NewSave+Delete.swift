@@ -19,6 +19,9 @@ extension NewSave {
             ref,
             model: model,
             applyingRules: applyingRules,
+            // The schema's ON DELETE CASCADE would take an owned row before its own delete read its tombstone
+            // and its partners.
+            deepestFirst: true,
             entity: { try resolve($0).0 },
             related: { try store.related($0, $1) },
             refusal: { StoreError.validation(path: store.path, detail: $0) },
