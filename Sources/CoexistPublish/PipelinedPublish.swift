@@ -138,6 +138,16 @@ extension JetStream {
     /// The outcome a JetStream reply says: `{"stream":…,"seq":N,"duplicate":true}` or `{"error":{…}}`;
     /// an empty reply (no responders: no stream takes the subject) is a refusal with code 503.
     static func outcome(_ data: [UInt8], stream: String) -> Outcome {
+        guard !data.isEmpty else { return .refused(code: 503, description: "no stream takes the subject") }
+        guard let ack = plainAck(data) else { return decodedOutcome(data, stream: stream) }
+        guard ack.stream == stream, ack.sequence > 0 else {
+            return .refused(code: 0, description: "not stored: \(String(decoding: data.prefix(200), as: UTF8.self))")
+        }
+        return .acknowledged(Ack(sequence: ack.sequence, duplicate: ack.duplicate))
+    }
+
+    /// The outcome of a non-empty reply read with a JSON decoder (the replies ``plainAck(_:)`` does not read).
+    static func decodedOutcome(_ data: [UInt8], stream: String) -> Outcome {
         struct Reply: Decodable {
             struct Failure: Decodable {
                 var code: Int?
@@ -148,16 +158,6 @@ extension JetStream {
             var seq: UInt64?
             var duplicate: Bool?
             var error: Failure?
-        }
-        guard !data.isEmpty else { return .refused(code: 503, description: "no stream takes the subject") }
-        if let ack = plainAck(data) {
-            guard ack.stream == stream, ack.sequence > 0 else {
-                return .refused(
-                    code: 0,
-                    description: "not stored: \(String(decoding: data.prefix(200), as: UTF8.self))"
-                )
-            }
-            return .acknowledged(Ack(sequence: ack.sequence, duplicate: ack.duplicate))
         }
         guard let reply = try? JSONDecoder().decode(Reply.self, from: Data(data)) else {
             return .refused(code: 0, description: String(decoding: data.prefix(200), as: UTF8.self))
