@@ -70,6 +70,26 @@ final class InitializingTask: BackedModel {
     }
 }
 
+/// A generic backed task: its fields' key paths carry the type's argument, so each access may make a new
+/// key path object (one freed object's address may be the next one's).
+final class GenericTask<Marker>: BackedModel {
+    let persistentBackingData = BackingData()
+    @Field var id = UUID()
+    @Field var title = ""
+    @Field var notes = ""
+    @Field var createdAt = Date()
+    static var schema: RecordSchema<GenericTask> {
+        RecordSchema<GenericTask>(
+            entity: "Task",
+            [
+                .attribute("id", \.id), .attribute("title", \.title), .attribute("notes", \.notes),
+                .attribute("createdAt", \.createdAt),
+            ]
+        )
+    }
+    required init() {}
+}
+
 /// A task with plain stored properties only: the path records without fields take.
 final class PlainTask: PersistentModel {
     var id = UUID()
@@ -216,6 +236,20 @@ final class PlainTask: PersistentModel {
         #expect(!partialReader.hasChanges)
         _ = try partialReader.fetch(FetchDescriptor<InitializingTask>())
         #expect(held.priority == 3 && held.id == made.id)
+    }
+
+    @Test func fieldsOfAGenericRecordKeepTheirOwnValues() throws {
+        let task = GenericTask<Int>()
+        for round in 0..<1_000 {
+            task.title = "title \(round)"
+            task.notes = "notes \(round)"
+            #expect(task.title == "title \(round)" && task.notes == "notes \(round)")
+        }
+        let writer = try file.context("app")
+        writer.insert(task)
+        try writer.save()
+        let fetched = try #require(try file.context("reader").fetch(FetchDescriptor<GenericTask<Int>>()).first)
+        #expect(fetched.title == "title 999" && fetched.notes == "notes 999" && fetched.id == task.id)
     }
 
     @Test func plainRecordsAreSavedRolledBackAndMergedAsBefore() throws {

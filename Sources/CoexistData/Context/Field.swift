@@ -105,8 +105,9 @@ public final class BackingData {
     var schema: ErasedSchema?
     /// By attribute slot (those of plain stored properties are not used).
     var values: [AttributeValue] = []
-    /// While probing: the slot of the last field reached.
+    /// While probing: the slot of the last field reached, and the identity of the key path it was reached by.
     var reached: Int?
+    var reachedKeyPath: AnyKeyPath?
 
     /// Empty storage: the fields' initial values are computed when one is first used.
     public init() {}
@@ -127,10 +128,17 @@ public final class BackingData {
             schema = Root.erasedSchema
             self.schema = schema
         }
-        guard let slot = schema.attributeSlotsByKeyPath[keyPath] else { return nil }
+        // The key path a field's accessor passes is most often one object for the program's life (the runtime
+        // keeps a key path literal's): found by its identity first, without hashing its components. The schema
+        // holds the object it found at the probe, so no other can take its address.
+        guard let slot = schema.fieldSlot(byIdentityOf: keyPath) ?? schema.attributeSlotsByKeyPath[keyPath] else {
+            return nil
+        }
         switch state {
         case .empty: initialize(record, schema)
-        case .probing: reached = slot
+        case .probing:
+            reached = slot
+            reachedKeyPath = keyPath
         case .initializing, .filled: break
         }
         return slot
@@ -171,6 +179,7 @@ public final class BackingData {
         schema = nil
         values = []
         reached = nil
+        reachedKeyPath = nil
         state = .empty
     }
 }

@@ -6,8 +6,9 @@ import CoexistStore
 /// time, with one query per relationship and one per table for the targets not held yet (in chunks), never
 /// a query per record, and without recursion however long the paths.
 extension ModelContext {
-    /// A record made for a stored row whose relationships are not loaded yet.
-    struct Unloaded {
+    /// A record made for a stored row whose relationships are not loaded yet (a class: a level's loops pass
+    /// each by reference, not by copying its fields).
+    final class Unloaded {
         let registration: Registration
         /// The row's layout and to-one targets: those its relationships' targets the row named already
         /// (nil when the row named none: every target is read with a query).
@@ -15,10 +16,25 @@ extension ModelContext {
         /// Its attributes as it holds them, by slot: its snapshot's.
         let attributes: [AttributeValue]
 
+        init(
+            registration: Registration,
+            row: (layout: RecordLayout, toOnes: [[ObjectRef]])?,
+            attributes: [AttributeValue]
+        ) {
+            self.registration = registration
+            self.row = row
+            self.attributes = attributes
+        }
+
         /// The targets of relationship `slot` its row named (nil: read with a query).
         func known(_ slot: Int) -> [ObjectRef]? {
             guard let row, let position = row.layout.toOneSources[slot] else { return nil }
             return row.toOnes[position]
+        }
+
+        /// The relationship slots whose targets are read with a query.
+        var queriedSlots: [Int] {
+            row?.layout.queriedSlots ?? Array(registration.schema.relationships.indices)
         }
     }
 
@@ -204,9 +220,9 @@ extension ModelContext {
     private func relationshipTargets(of level: [Unloaded]) throws -> Targets {
         var owners: [String: [ObjectRef]] = [:]
         for unloaded in level {
-            for (slot, relationship) in unloaded.registration.schema.relationships.enumerated()
-            where unloaded.known(slot) == nil {
-                owners[relationship.name, default: []].append(unloaded.registration.ref)
+            for slot in unloaded.queriedSlots {
+                owners[unloaded.registration.schema.relationships[slot].name, default: []]
+                    .append(unloaded.registration.ref)
             }
         }
         var targets = Targets()
@@ -224,18 +240,27 @@ extension ModelContext {
         var groups: [ObjectIdentifier: (type: any PersistentModel.Type, refs: [ObjectRef])] = [:]
         var order: [ObjectIdentifier] = []
         var seen: Set<ObjectRef> = []
+        func add(_ refs: [ObjectRef], _ slot: Int, of unloaded: Unloaded) {
+            guard !refs.isEmpty, let type = unloaded.registration.schema.relationships[slot].destination else {
+                return
+            }
+            for ref in refs where byRef[ref] == nil && seen.insert(ref).inserted {
+                let key = ObjectIdentifier(type)
+                if groups[key] == nil {
+                    groups[key] = (type, [])
+                    order.append(key)
+                }
+                groups[key]?.refs.append(ref)
+            }
+        }
         for unloaded in level {
-            for (slot, relationship) in unloaded.registration.schema.relationships.enumerated() {
-                guard let type = relationship.destination else { continue }
-                for ref in targets.of(unloaded, slot) where byRef[ref] == nil && seen.insert(ref).inserted {
-                    let key = ObjectIdentifier(type)
-                    if groups[key] == nil {
-                        groups[key] = (type, [])
-                        order.append(key)
-                    }
-                    groups[key]?.refs.append(ref)
+            // The targets rows named (most often none), then those queries read.
+            if let row = unloaded.row {
+                for (slot, position) in row.layout.knownSlots where !row.toOnes[position].isEmpty {
+                    add(row.toOnes[position], slot, of: unloaded)
                 }
             }
+            for slot in unloaded.queriedSlots { add(targets.of(unloaded, slot), slot, of: unloaded) }
         }
         return order.compactMap { groups[$0] }
     }

@@ -22,8 +22,8 @@ import Foundation
 /// Identity is object identity: records are `Hashable` by reference, as SwiftData models are.
 ///
 /// A fetch sets each plain stored property through its key path, one runtime call per attribute of every
-/// record; a ``BackedModel``'s ``Field`` attributes are filled at once instead (a fetch is more than twice as
-/// fast: `coexist-bench adapter-fetch`).
+/// record; a ``BackedModel``'s ``Field`` attributes are filled at once instead (a fetch is about three times
+/// as fast: `coexist-bench adapter-fetch`).
 ///
 /// A context makes the records it fetches with ``init(backingData:)``, which calls `init()` unless the type
 /// has its own: a type whose `init()` computes a costly default (on Linux, `UUID()` opens and reads the
@@ -287,8 +287,11 @@ final class ErasedSchema: @unchecked Sendable {
     /// By attribute slot: whether it is a ``Field`` (kept in the backing data), found by ``findFields()``
     /// before the schema is shared (all false for a type that is not a ``BackedModel``).
     private(set) var isField: [Bool]
-    /// Which attribute slots of a record type are fields.
-    private let probe: ((ErasedSchema) -> [Bool])?
+    /// The attribute slots of fields by the identity of the key path their accessor passed at the probe (found
+    /// by ``findFields()``), with that key path: held, so that no other object can have its identity.
+    private var fieldSlotsByIdentity: [ObjectIdentifier: (keyPath: AnyKeyPath, slot: Int)] = [:]
+    /// Which attribute slots of a record type are fields, and the key paths their accessors passed.
+    private let probe: ((ErasedSchema) -> (fields: [Bool], keyPaths: [Int: AnyKeyPath]))?
     let attributes: [AttributeSlot]
     let relationships: [RelationshipSlot]
     /// Slots by property name.
@@ -347,7 +350,17 @@ final class ErasedSchema: @unchecked Sendable {
 
     /// Finds which attributes are ``Field``s (a ``BackedModel`` type's): once, before the schema is shared.
     func findFields() {
-        if let probe { isField = probe(self) }
+        guard let probe else { return }
+        let found = probe(self)
+        isField = found.fields
+        for (slot, keyPath) in found.keyPaths { fieldSlotsByIdentity[ObjectIdentifier(keyPath)] = (keyPath, slot) }
+    }
+
+    /// The slot of the field whose accessor passes `keyPath`, when it is the object the probe saw; nil
+    /// otherwise (the caller looks it up by its components).
+    func fieldSlot(byIdentityOf keyPath: AnyKeyPath) -> Int? {
+        guard let known = fieldSlotsByIdentity[ObjectIdentifier(keyPath)], known.keyPath === keyPath else { return nil }
+        return known.slot
     }
 
     private static func backingReader<Root: BackedModel>(_: Root.Type) -> (AnyObject) -> BackingData? {
@@ -359,17 +372,24 @@ final class ErasedSchema: @unchecked Sendable {
 
     /// Reads each attribute of a record made for the purpose, its backing data noting the field each read
     /// reaches: an attribute is a field when its own slot is reached.
-    private static func fieldProbe<Root: BackedModel>(_: Root.Type) -> (ErasedSchema) -> [Bool] {
+    private static func fieldProbe<Root: BackedModel>(
+        _: Root.Type
+    ) -> (ErasedSchema) -> (fields: [Bool], keyPaths: [Int: AnyKeyPath]) {
         { schema in
             let record = $probing.withValue(schema) { Root(backingData: BackingData()) }
             let backing = record.persistentBackingData
             backing.probe(schema)
             defer { backing.reset() }
-            return schema.attributes.indices.map { slot in
+            var keyPaths: [Int: AnyKeyPath] = [:]
+            let fields = schema.attributes.indices.map { slot in
                 backing.reached = nil
+                backing.reachedKeyPath = nil
                 _ = schema.attributes[slot].read(record)
-                return backing.reached == slot
+                guard backing.reached == slot else { return false }
+                keyPaths[slot] = backing.reachedKeyPath
+                return true
             }
+            return (fields, keyPaths)
         }
     }
 
