@@ -88,7 +88,6 @@ public final class EventSource {
         }
         let snapshot = values ? try reader.lastToken() : transaction.token
         let isMirror = transaction.author == engine.configuration.author
-        let mirrored = values && transaction.side == .legacy ? try mirrorState(before: transaction, snapshot) : nil
         var events: [EncodedEvent] = []
         for (index, change) in transaction.changes.enumerated() {
             var id = change.objectID
@@ -123,8 +122,7 @@ public final class EventSource {
                         asOf: own ? nil : snapshot,
                         before: change.type == .delete
                             ? change.tombstone.merging(recordedValues?.before ?? [:]) { _, before in before }
-                            : try recordedValues?.before
-                                ?? mirrored.flatMap { try mirroredBefore(change, token: transaction.token, id: id, $0) }
+                            : recordedValues?.before
                     ),
                     token: transaction.token
                 )
@@ -145,72 +143,6 @@ public final class EventSource {
             )
         }
         return events
-    }
-
-    /// The most tokens between the bridge's cursor and the snapshot for which a legacy update's `before` is
-    /// looked for (two range queries on the history per update).
-    static let mirrorStateWindow: Int64 = 1_000
-
-    /// When the new schema's rows, in this snapshot, are the mirror's state before the legacy `transaction`:
-    /// the bridge has not handled it yet (its cursor, written in the same transaction as its copies, is
-    /// before it), nothing is parked, and the snapshot is at most ``mirrorStateWindow`` tokens past the cursor.
-    /// The range of tokens (cursor, snapshot] to look for other changes of an object in; nil otherwise.
-    private func mirrorState(before transaction: HistoryTransaction, _ snapshot: Int64) throws -> ClosedRange<Int64>? {
-        guard let cursor = try engine.cursor(), cursor < transaction.token, snapshot - cursor <= Self.mirrorStateWindow,
-            try engine.parkedCount() == 0
-        else { return nil }
-        return (cursor + 1)...snapshot
-    }
-
-    /// A legacy update's `before`: the object's row in the new schema (the mirror's last state of it), for the
-    /// changed attributes and to-ones, when that row is exactly the object's state before the update — no
-    /// other transaction after the bridge's cursor changed the object on either side (the bridge's own copies
-    /// included). Nil otherwise.
-    private func mirroredBefore(
-        _ change: HistoryChange,
-        token: Int64,
-        id: String?,
-        _ range: ClosedRange<Int64>
-    ) throws -> [String: AttributeValue]? {
-        guard change.side == .legacy, change.type == .update, let entity = change.entity, let pk = change.objectPK,
-            let id, let number = engine.legacy.schema?.entities[entity]?.number,
-            let described = engine.new.model.entity(named: entity)
-        else { return nil }
-        // The update itself must be the object's only legacy change in the range.
-        var changes: (count: Int64, token: Int64?) = (0, nil)
-        try engine.connection.forEachRow(
-            """
-            SELECT count(*), max(ZTRANSACTIONID) FROM ACHANGE
-            WHERE ZTRANSACTIONID BETWEEN ? AND ? AND ZENTITY = ? AND ZENTITYPK = ?
-            """,
-            [.integer(range.lowerBound), .integer(range.upperBound), .integer(Int64(number)), .integer(pk)]
-        ) { row in changes = (row[0].integerValue ?? 0, row[1].integerValue) }
-        guard changes.count == 1, changes.token == token, try !newSideChanged(entity: entity, id: id, range) else {
-            return nil
-        }
-        let ref = ObjectRef(entity: entity, id: id)
-        guard let stored = try engine.new.values(of: ref) else { return nil }
-        let changed = Set(change.properties ?? [])
-        var before = stored.filter { changed.contains($0.key) }
-        for relationship in engine.new.model.allRelationships(of: described)
-        where !relationship.isToMany && !relationship.isTransient && changed.contains(relationship.name) {
-            before[relationship.name] =
-                try engine.new.related(ref, relationship.name).first.map { .string($0.id) } ?? .null
-        }
-        return before
-    }
-
-    /// Whether a new-schema change of the object `id` is in `range` (false when no new-schema change was
-    /// ever recorded: the table does not exist yet).
-    private func newSideChanged(entity: String, id: String, _ range: ClosedRange<Int64>) throws -> Bool {
-        let table = try engine.connection.scalar(
-            "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'coexist_change'"
-        )
-        guard table.integerValue != nil else { return false }
-        return try engine.connection.scalar(
-            "SELECT 1 FROM coexist_change WHERE token BETWEEN ? AND ? AND entity = ? AND object_id = ? LIMIT 1",
-            [.integer(range.lowerBound), .integer(range.upperBound), .text(entity), .text(id)]
-        ).integerValue != nil
     }
 
     private func tombstoneIdentity(_ change: HistoryChange) -> String? {

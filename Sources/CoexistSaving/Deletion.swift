@@ -6,14 +6,11 @@ package import CoexistModel
 package enum Deletion {
     /// Deletes `id`: `deleteOne` runs for each object of the deleted set (with the whole set, whose members
     /// need no nullifying), or for `id` alone when not `applyingRules`. A Deny violation throws
-    /// `refusal(description)` before anything is deleted. The set is deleted from `id` outwards, or, with
-    /// `deepestFirst`, in the reverse order: a format whose rows the database deletes itself when what they
-    /// reference goes (`ON DELETE CASCADE`) reads each object before its owner's delete takes it away.
+    /// `refusal(description)` before anything is deleted.
     package static func run<ID: Hashable & Sendable>(
         _ id: ID,
         model: Model,
         applyingRules: Bool,
-        deepestFirst: Bool = false,
         entity: (ID) throws -> Entity,
         related: (ID, String) throws -> [ID],
         refusal: (String) -> any Error,
@@ -27,7 +24,7 @@ package enum Deletion {
         case .failure(let violation):
             throw refusal(violation.description)
         case .success(let (doomed, members)):
-            for current in deepestFirst ? doomed.reversed() : doomed { try deleteOne(current, members) }
+            for current in doomed { try deleteOne(current, members) }
         }
     }
 }

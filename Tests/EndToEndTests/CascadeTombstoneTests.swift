@@ -80,4 +80,75 @@ import Testing
         #expect(try shared.new.refs(of: "Task").isEmpty && shared.new.refs(of: "Category").isEmpty)
         #expect(try Verifier(engine: bridge).run().equal)
     }
+
+    /// A project whose tasks are reached both from it and from its milestones, which `rule` says what
+    /// deleting does to their tasks: its store, and the model.
+    private func projects(milestoneTasks rule: String) throws -> (TemporaryDirectory, NewStore) {
+        let xml = """
+            <?xml version="1.0" encoding="UTF-8" standalone="yes"?>
+            <model type="com.apple.IDECoreDataModeler.DataModel" documentVersion="1.0" sourceLanguage="Swift">
+                <entity name="Project" representedClassName="Project" syncable="YES">
+                    <attribute name="id" attributeType="UUID" usesScalarValueType="NO" preserveAfterDeletion="YES"/>
+                    <relationship name="milestones" optional="YES" toMany="YES" deletionRule="Cascade" \
+            destinationEntity="Milestone" inverseName="project" inverseEntity="Milestone"/>
+                    <relationship name="tasks" optional="YES" toMany="YES" deletionRule="Cascade" \
+            destinationEntity="Task" inverseName="project" inverseEntity="Task"/>
+                </entity>
+                <entity name="Milestone" representedClassName="Milestone" syncable="YES">
+                    <attribute name="id" attributeType="UUID" usesScalarValueType="NO" preserveAfterDeletion="YES"/>
+                    <relationship name="project" optional="YES" maxCount="1" deletionRule="Nullify" \
+            destinationEntity="Project" inverseName="milestones" inverseEntity="Project"/>
+                    <relationship name="tasks" optional="YES" toMany="YES" deletionRule="\(rule)" \
+            destinationEntity="Task" inverseName="milestone" inverseEntity="Task"/>
+                </entity>
+                <entity name="Task" representedClassName="Task" syncable="YES">
+                    <attribute name="id" attributeType="UUID" usesScalarValueType="NO" preserveAfterDeletion="YES"/>
+                    <relationship name="milestone" optional="YES" maxCount="1" deletionRule="Nullify" \
+            destinationEntity="Milestone" inverseName="tasks" inverseEntity="Milestone"/>
+                    <relationship name="project" optional="YES" maxCount="1" deletionRule="Nullify" \
+            destinationEntity="Project" inverseName="tasks" inverseEntity="Project"/>
+                </entity>
+            </model>
+            """
+        let directory = try TemporaryDirectory()
+        let model = try XCDataModelReader.read(path: try directory.write("Projects.contents", Array(xml.utf8)))
+        let path = directory.file("Projects.sqlite")
+        _ = try StoreCreator.create(path: path, model: model)
+        let store = try NewStore(path: path, model: model)
+        try store.createSchema()
+        return (directory, store)
+    }
+
+    /// Whatever the order the rules reach the objects in, and whatever the schema's `ON DELETE` actions
+    /// (CASCADE for Cascade, RESTRICT for Deny), a project deleted with its milestones and tasks records every
+    /// object's tombstone and leaves no row.
+    @Test(arguments: ["Cascade", "Deny", "Nullify"])
+    func everyObjectOfACascadeKeepsItsTombstone(milestoneTasks rule: String) throws {
+        let (directory, store) = try projects(milestoneTasks: rule)
+        _ = directory
+        var project = ObjectRef(entity: "Project", id: "")
+        var members: [ObjectRef] = []
+        _ = try store.save(SaveMetadata(author: "app")) { save in
+            project = try save.insert("Project", id: nil, [:])
+            for _ in 0..<2 {
+                let milestone = try save.insert("Milestone", id: nil, [:])
+                try save.setToOne(milestone, "project", project)
+                members.append(milestone)
+                for _ in 0..<2 {
+                    let task = try save.insert("Task", id: nil, [:])
+                    try save.setToOne(task, "project", project)
+                    try save.setToOne(task, "milestone", milestone)
+                    members.append(task)
+                }
+            }
+        }
+        let deleted = try store.save(SaveMetadata(author: "app")) { save in try save.delete(project) }
+        #expect(deleted.changes.count == members.count + 1)
+        for member in members + [project] {
+            let change = try #require(deleted.changes.first { $0.objectID == member.id }, "\(member)")
+            #expect(change.type == .delete)
+            #expect(change.tombstone["id"] == .uuid(UUIDText.bytes(member.id) ?? []), "\(member): \(change.tombstone)")
+        }
+        for entity in ["Project", "Milestone", "Task"] { #expect(try store.refs(of: entity).isEmpty) }
+    }
 }

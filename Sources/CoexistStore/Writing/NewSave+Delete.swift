@@ -13,23 +13,54 @@ extension NewSave {
         try atomically { try deleteNow(ref, applyingRules: applyingRules) }
     }
 
+    /// In two phases: every object of the deleted set is read (its tombstone), detached from its partners
+    /// outside the set and recorded, in the rules' order; then the set's references to one another are cleared
+    /// and the rows deleted. Deleted one by one, an owner's row would make the schema's `ON DELETE` actions
+    /// (CASCADE, RESTRICT for Deny) act on rows of the set before their own delete read them.
     func deleteNow(_ ref: ObjectRef, applyingRules: Bool = true) throws {
         try checkExists(ref)
+        var detached: [ObjectRef] = []
         try Deletion.run(
             ref,
             model: model,
             applyingRules: applyingRules,
-            // The schema's ON DELETE CASCADE would take an owned row before its own delete read its tombstone
-            // and its partners.
-            deepestFirst: true,
             entity: { try resolve($0).0 },
             related: { try store.related($0, $1) },
             refusal: { StoreError.validation(path: store.path, detail: $0) },
-            deleteOne: { try deleteOne($0, leaving: $1) }
+            deleteOne: { member, doomed in
+                try detach(member, leaving: doomed)
+                detached.append(member)
+            }
+        )
+        for member in detached { try clearToOnes(member) }
+        for member in detached {
+            let (_, mapping) = try resolve(member)
+            try connection.run(
+                "DELETE FROM \(SQLIdentifier.quoted(mapping.table)) WHERE \"id\" = ?",
+                [.text(member.id)]
+            )
+        }
+    }
+
+    /// Sets the to-one columns of `ref`'s row to NULL (it is about to be deleted with what they reference).
+    private func clearToOnes(_ ref: ObjectRef) throws {
+        let (_, mapping) = try resolve(ref)
+        var assignments: [String] = []
+        for storage in mapping.properties.values {
+            guard case .toOne(let column, let position) = storage else { continue }
+            assignments.append("\(SQLIdentifier.quoted(column)) = NULL")
+            if let position { assignments.append("\(SQLIdentifier.quoted(position)) = NULL") }
+        }
+        guard !assignments.isEmpty else { return }
+        try connection.run(
+            "UPDATE \(SQLIdentifier.quoted(mapping.table)) SET \(assignments.sorted().joined(separator: ", ")) WHERE \"id\" = ?",
+            [.text(ref.id)]
         )
     }
 
-    private func deleteOne(_ ref: ObjectRef, leaving doomed: Set<ObjectRef>) throws {
+    /// Reads `ref`'s tombstone, detaches it from its partners outside `doomed` and records its delete; its row
+    /// stays until ``deleteNow(_:applyingRules:)``'s second phase.
+    private func detach(_ ref: ObjectRef, leaving doomed: Set<ObjectRef>) throws {
         let (entity, mapping) = try resolve(ref)
         var tombstone: [String: AttributeValue] = [:]
         let preserved = model.allAttributes(of: entity).filter {
@@ -66,7 +97,6 @@ extension NewSave {
                 )
             }
         }
-        try connection.run("DELETE FROM \(SQLIdentifier.quoted(mapping.table)) WHERE \"id\" = ?", [.text(ref.id)])
         ledger.recordDeletion(ref, tombstone: tombstone)
     }
 }

@@ -83,7 +83,7 @@ extension NewSave {
     /// Notes what `names` of `ref` hold before this save writes them (an update's `before`), for those the
     /// save has not changed yet: read from the row once per save, before its first write of a noted name.
     /// Nothing for objects this save inserted, nor when the save records no values (``recordsValues`` is
-    /// meant to be set before the save's first write). A to-one read after a delete of this save is not
+    /// meant to be set before the save's first write). A to-one read null after a delete of this save is not
     /// noted: SQLite may have cleared it (`ON DELETE SET NULL`) without the save's knowledge. A value too
     /// large to record is not noted either.
     func noteBefore(_ ref: ObjectRef, _ names: [String]) throws {
@@ -99,8 +99,11 @@ extension NewSave {
         guard let stored = storedRows[ref] ?? nil else { return }
         let (entity, _) = try resolve(ref)
         let toOnes = Set(model.allRelationships(of: entity).filter { !$0.isToMany }.map(\.name))
-        for name in fresh where stored.toOnesAsStored || !toOnes.contains(name) {
-            if let value = stored.values[name] { before[ref, default: [:]][name] = value }
+        for name in fresh {
+            // SQLite only ever clears a to-one: one read after a delete is known unless it reads null.
+            guard let value = stored.values[name], stored.toOnesAsStored || !toOnes.contains(name) || value != .null
+            else { continue }
+            before[ref, default: [:]][name] = value
         }
     }
 
