@@ -237,9 +237,8 @@ final class RecordLayout {
     let attributeSources: [Source]
     /// By relationship slot: the position of its targets among the decoded to-ones (nil: read with a query).
     let toOneSources: [Int?]
-    /// The relationship slots whose targets are read with a query, and those the row names.
+    /// The relationship slots whose targets are read with a query.
     let queriedSlots: [Int]
-    let knownSlots: [(slot: Int, position: Int)]
 
     /// The layout of `decoder`'s rows for `schema`, reading the attributes in `only` (all when nil).
     init(schema: ErasedSchema, decoder: RowDecoder, only: Set<String>?) {
@@ -254,7 +253,6 @@ final class RecordLayout {
         let sources = schema.relationships.map { $0.kind == .toOne ? toOnes[$0.name] : nil }
         toOneSources = sources
         queriedSlots = sources.indices.filter { sources[$0] == nil }
-        knownSlots = sources.enumerated().compactMap { slot, position in position.map { (slot, $0) } }
     }
 }
 

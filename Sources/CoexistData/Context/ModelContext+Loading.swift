@@ -254,13 +254,16 @@ extension ModelContext {
             }
         }
         for unloaded in level {
-            // The targets rows named (most often none), then those queries read.
-            if let row = unloaded.row {
-                for (slot, position) in row.layout.knownSlots where !row.toOnes[position].isEmpty {
-                    add(row.toOnes[position], slot, of: unloaded)
+            // Most often the row named every target, and none: nothing to look at.
+            if let row = unloaded.row, row.layout.queriedSlots.isEmpty, row.toOnes.allSatisfy(\.isEmpty) { continue }
+            // In slot order: the targets the row named, or those a query read.
+            for slot in unloaded.registration.schema.relationships.indices {
+                if let row = unloaded.row, let position = row.layout.toOneSources[slot] {
+                    if !row.toOnes[position].isEmpty { add(row.toOnes[position], slot, of: unloaded) }
+                } else {
+                    add(targets.of(unloaded, slot), slot, of: unloaded)
                 }
             }
-            for slot in unloaded.queriedSlots { add(targets.of(unloaded, slot), slot, of: unloaded) }
         }
         return order.compactMap { groups[$0] }
     }
