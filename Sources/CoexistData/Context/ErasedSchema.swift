@@ -1,0 +1,204 @@
+import CoexistModel
+import Foundation
+
+extension PersistentModel {
+    /// The schema without its root type, for code that handles records of any type: built once per type
+    /// (from ``schema``, read then) and kept.
+    static var erasedSchema: ErasedSchema {
+        let key = ObjectIdentifier(Self.self)
+        if let known = ErasedSchemaCache.shared.schema(key) { return known }
+        let built = ErasedSchema(schema)
+        built.findFields()
+        ErasedSchemaCache.shared.keep(built, key)
+        return built
+    }
+}
+
+/// Erased schemas by record type: each is built once, not at every record a fetch makes. Guarded by an
+/// `NSLock` (a pthread mutex, which ThreadSanitizer follows; `Synchronization.Mutex` waits on a futex it
+/// cannot see).
+private final class ErasedSchemaCache: @unchecked Sendable {
+    static let shared = ErasedSchemaCache()
+    private let lock = NSLock()
+    private var schemas: [ObjectIdentifier: ErasedSchema] = [:]
+
+    func schema(_ key: ObjectIdentifier) -> ErasedSchema? {
+        lock.lock()
+        defer { lock.unlock() }
+        return schemas[key]
+    }
+
+    func keep(_ schema: ErasedSchema, _ key: ObjectIdentifier) {
+        lock.lock()
+        defer { lock.unlock() }
+        schemas[key] = schema
+    }
+}
+
+/// A record type's schema without the type, for code that handles records of any type: immutable once
+/// built (closures over key paths), so shared (a class: records and registrations hold it without copying
+/// it). Attributes and relationships each have a slot, their position here; a registration's snapshot holds
+/// values by slot.
+final class ErasedSchema: @unchecked Sendable {
+    struct AttributeSlot {
+        let name: String
+        let read: (AnyObject) -> AttributeValue
+        let write: (AnyObject, AttributeValue) -> AttributeValue?
+        let convert: (AttributeValue) -> AttributeValue?
+        let conversion: AttributeConversion
+    }
+
+    struct RelationshipSlot {
+        let name: String
+        let kind: PropertyKind
+        let destination: (any PersistentModel.Type)?
+        let read: (AnyObject) -> [AnyObject]
+        let write: (AnyObject, [AnyObject]) -> Void
+    }
+
+    let entity: String
+    /// The record type it was made from.
+    let type: ObjectIdentifier
+    let keyPaths: [AnyKeyPath: String]
+    /// Attribute slots by the key path of their Swift property.
+    let attributeSlotsByKeyPath: [AnyKeyPath: Int]
+    let make: () -> AnyObject
+    /// The backing data of a record of a ``BackedModel`` type (nil for other types).
+    let backing: ((AnyObject) -> BackingData?)?
+    /// By attribute slot: whether it is a ``Field`` (kept in the backing data), found by ``findFields()``
+    /// before the schema is shared (all false for a type that is not a ``BackedModel``).
+    private(set) var isField: [Bool]
+    /// The attribute slots of fields by the identity of the key path their accessor passed at the probe (found
+    /// by ``findFields()``), with that key path: held, so that no other object can have its identity.
+    private var fieldSlotsByIdentity: [ObjectIdentifier: (keyPath: AnyKeyPath, slot: Int)] = [:]
+    /// Which attribute slots of a record type are fields, and the key paths their accessors passed.
+    private let probe: ((ErasedSchema) -> (fields: [Bool], keyPaths: [Int: AnyKeyPath]))?
+    let attributes: [AttributeSlot]
+    let relationships: [RelationshipSlot]
+    /// Slots by property name.
+    let attributeSlots: [String: Int]
+    let relationshipSlots: [String: Int]
+
+    init<Root>(_ schema: RecordSchema<Root>) {
+        entity = schema.entity
+        type = ObjectIdentifier(Root.self)
+        make = { Root(backingData: BackingData()) }
+        if let backed = Root.self as? any BackedModel.Type {
+            backing = Self.backingReader(backed)
+            probe = Self.fieldProbe(backed)
+        } else {
+            backing = nil
+            probe = nil
+        }
+        var keyPaths: [AnyKeyPath: String] = [:]
+        var slotsByKeyPath: [AnyKeyPath: Int] = [:]
+        var attributes: [AttributeSlot] = []
+        var relationships: [RelationshipSlot] = []
+        for property in schema.properties {
+            keyPaths[property.keyPath] = property.name
+            switch property.kind {
+            case .attribute:
+                slotsByKeyPath[property.keyPath] = slotsByKeyPath[property.keyPath] ?? attributes.count
+                attributes.append(
+                    AttributeSlot(
+                        name: property.name,
+                        read: property.read,
+                        write: property.write,
+                        convert: property.convert,
+                        conversion: property.conversion
+                    )
+                )
+            case .toOne, .toMany:
+                relationships.append(
+                    RelationshipSlot(
+                        name: property.name,
+                        kind: property.kind,
+                        destination: property.destination,
+                        read: property.readObjects,
+                        write: property.writeObjects
+                    )
+                )
+            }
+        }
+        self.keyPaths = keyPaths
+        attributeSlotsByKeyPath = slotsByKeyPath
+        isField = Array(repeating: false, count: attributes.count)
+        self.attributes = attributes
+        self.relationships = relationships
+        attributeSlots = Dictionary(attributes.enumerated().map { ($1.name, $0) }) { first, _ in first }
+        relationshipSlots = Dictionary(relationships.enumerated().map { ($1.name, $0) }) { first, _ in first }
+    }
+
+    /// Finds which attributes are ``Field``s (a ``BackedModel`` type's): once, before the schema is shared.
+    func findFields() {
+        guard let probe else { return }
+        let found = probe(self)
+        isField = found.fields
+        for (slot, keyPath) in found.keyPaths { fieldSlotsByIdentity[ObjectIdentifier(keyPath)] = (keyPath, slot) }
+    }
+
+    /// The slot of the field whose accessor passes `keyPath`, when it is the object the probe saw; nil
+    /// otherwise (the caller looks it up by its components).
+    func fieldSlot(byIdentityOf keyPath: AnyKeyPath) -> Int? {
+        guard let known = fieldSlotsByIdentity[ObjectIdentifier(keyPath)], known.keyPath === keyPath else { return nil }
+        return known.slot
+    }
+
+    private static func backingReader<Root: BackedModel>(_: Root.Type) -> (AnyObject) -> BackingData? {
+        { ($0 as? Root)?.persistentBackingData }
+    }
+
+    /// The schema being probed, while the probe's record is made (its initializer may use fields).
+    @TaskLocal static var probing: ErasedSchema?
+
+    /// Reads each attribute of a record made for the purpose, its backing data noting the field each read
+    /// reaches: an attribute is a field when its own slot is reached.
+    private static func fieldProbe<Root: BackedModel>(
+        _: Root.Type
+    ) -> (ErasedSchema) -> (fields: [Bool], keyPaths: [Int: AnyKeyPath]) {
+        { schema in
+            let record = $probing.withValue(schema) { Root(backingData: BackingData()) }
+            let backing = record.persistentBackingData
+            backing.probe(schema)
+            defer { backing.reset() }
+            var keyPaths: [Int: AnyKeyPath] = [:]
+            let fields = schema.attributes.indices.map { slot in
+                backing.reached = nil
+                backing.reachedKeyPath = nil
+                _ = schema.attributes[slot].read(record)
+                guard backing.reached == slot else { return false }
+                keyPaths[slot] = backing.reachedKeyPath
+                return true
+            }
+            return (fields, keyPaths)
+        }
+    }
+
+    /// The kind of the property `name` (nil when the record type does not map it).
+    func kind(of name: String) -> PropertyKind? {
+        if attributeSlots[name] != nil { return .attribute }
+        return relationshipSlots[name].map { relationships[$0].kind }
+    }
+
+    /// The attribute slot named `name`.
+    func attribute(_ name: String) -> AttributeSlot? { attributeSlots[name].map { attributes[$0] } }
+
+    /// The relationship slot named `name`.
+    func relationship(_ name: String) -> RelationshipSlot? { relationshipSlots[name].map { relationships[$0] } }
+
+    /// Every attribute of `object`, by slot.
+    func readAttributes(_ object: AnyObject) -> [AttributeValue] { attributes.map { $0.read(object) } }
+
+    /// Attribute values by slot, by name.
+    func named(_ values: [AttributeValue]) -> [String: AttributeValue] {
+        var named: [String: AttributeValue] = [:]
+        named.reserveCapacity(values.count)
+        for (slot, value) in zip(attributes, values) { named[slot.name] = value }
+        return named
+    }
+}
+
+/// The erased schema of any record object.
+func erasedSchema(of object: AnyObject) -> ErasedSchema? {
+    (type(of: object) as? any PersistentModel.Type)?.erasedSchema
+}
