@@ -40,13 +40,6 @@ public final class Subscription {
         }
     }
 
-    /// Lifts the client's bound on messages waiting in this subscription (65,536 messages, 64 MiB by
-    /// default; beyond it the client drops what arrives): for a reader that takes everything sent to it.
-    public func unboundPending() throws(PublishError) {
-        let status = natsSubscription_SetPendingLimits(subscription, -1, -1)
-        guard status == NATS_OK else { throw PublishError("pending limits", status) }
-    }
-
     /// The next message with the headers named in `headers`, waiting up to `timeout` milliseconds; nil when
     /// none came in time.
     public func next(timeout: Int64, headers names: [String] = []) throws(PublishError) -> JetStream.Message? {

@@ -47,9 +47,8 @@ enum Measure {
     static func median(_ samples: [Int64]) -> Int64 { Distribution(samples).p50 }
 
     /// Total CPU time (ns, kernel included) the process `pid` has used, summed over its threads
-    /// (`/proc/PID/task/*/schedstat`), leaving out the threads named `excluding` (`/proc/PID/task/*/comm`), or
-    /// only those named `only`.
-    static func cpuTime(pid: Int32, excluding: String? = nil, only: String? = nil) -> Int64 {
+    /// (`/proc/PID/task/*/schedstat`), leaving out the threads named `excluding` (`/proc/PID/task/*/comm`).
+    static func cpuTime(pid: Int32, excluding: String? = nil) -> Int64 {
         guard let directory = opendir("/proc/\(pid)/task") else { return 0 }
         defer { closedir(directory) }
         var total: Int64 = 0
@@ -61,7 +60,6 @@ enum Measure {
                 continue
             }
             if let excluding, readFile("/proc/\(pid)/task/\(name)/comm")?.hasPrefix(excluding) == true { continue }
-            if let only, readFile("/proc/\(pid)/task/\(name)/comm")?.hasPrefix(only) != true { continue }
             total += Int64(text.split(separator: " ").first ?? "") ?? 0
         }
         return total
