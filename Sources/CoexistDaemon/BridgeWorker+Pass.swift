@@ -4,7 +4,8 @@ import CoexistRuntime
 /// One round of the bridge thread's work on the file: a bounded mirroring pass, and the check of the file's
 /// header.
 extension BridgeWorker {
-    /// One bridge pass; returns whether more is pending. Failures back off (50 ms doubling to 5 s).
+    /// One bridge pass; returns whether more may be pending (not when the pass caught up). Failures back off
+    /// (50 ms doubling to 5 s).
     func mirror(_ engine: SyncEngine, _ state: inout LoopState) -> Bool {
         inPass.store(true, ordering: .releasing)
         defer { inPass.store(false, ordering: .releasing) }
@@ -31,7 +32,7 @@ extension BridgeWorker {
                     fields: [.token: "\(result.cursor)"]
                 )
             }
-            return result.handled > 0
+            return result.handled > 0 && !result.caughtUp
         } catch {
             if SyncEngine.isCorruption(error) {
                 state.failure = error

@@ -74,6 +74,46 @@ import Testing
         #expect(try bridge.cursor() == 4)
     }
 
+    /// A pass whose snapshot was all that was pending moves the cursor past its own mirrors in the same
+    /// commit; one that left work behind (here `batchSize` 1) stops at its snapshot.
+    @Test func aPassThatCaughtUpPassesItsOwnMirrorsInTheSameCommit() throws {
+        let directory = try TemporaryDirectory()
+        let shared = try SharedStore.create(in: directory)
+        let bridge = try engine(shared)
+        try shared.new.save(newApp) { save in
+            for number: UInt8 in [1, 2] {
+                _ = try save.insert("Category", ["id": DemoStore.uuid(number), "name": .string("a")])
+            }
+        }
+        let first = try bridge.pass()
+        #expect(first.mirrored == 1 && first.handled == 1 && first.caughtUp)
+        let last = try HistoryReader(store: LegacyStore(path: shared.legacy.path)).lastToken()
+        #expect(first.cursor == last)
+        #expect(try bridge.cursor() == last)
+        // Nothing left, and nothing written: the data version of another connection does not move.
+        let watcher = try Connection(path: shared.legacy.path)
+        let version = try watcher.dataVersion()
+        let idle = try bridge.pass()
+        #expect(idle.handled == 0 && idle.cursor == last)
+        #expect(try watcher.dataVersion() == version)
+
+        for number: UInt8 in [1, 2] {
+            let ref = ObjectRef(entity: "Category", id: try #require(DemoStore.uuid(number).uuidString))
+            try shared.new.save(newApp) { save in try save.update(ref, ["name": .string("b")]) }
+        }
+        bridge.configuration.batchSize = 1
+        let partial = try bridge.pass()
+        #expect(partial.mirrored == 1 && !partial.caughtUp)
+        #expect(partial.cursor == last + 1)
+        // The next snapshot holds the other update and the first one's mirror; the cursor passes the second's.
+        bridge.configuration.batchSize = 10
+        let rest = try bridge.pass()
+        #expect(rest.mirrored == 1)
+        #expect(rest.caughtUp)
+        #expect(rest.cursor == last + 4)
+        #expect(try Verifier(engine: bridge).run().equal)
+    }
+
     @Test func legacyMirrorsBumpZOPTAndLookLikeCoreDataHistory() throws {
         let directory = try TemporaryDirectory()
         let shared = try SharedStore.create(in: directory)
