@@ -53,19 +53,31 @@ extension BridgeWorker {
         }
     }
 
-    func checkpoint(_ connection: Connection, _ state: inout LoopState) {
-        do {
-            try connection.checkpoint()
+    /// Asks the checkpoint thread for a passive checkpoint; with `restart` (the WAL is past ``walPages``),
+    /// one that also readies the WAL to start over (``Checkpointer``). The WAL's size is counted again from
+    /// the next commit.
+    func requestCheckpoint(_ connection: Connection, _ state: inout LoopState, restart: Bool = false) {
+        if state.checkpointer?.request(restart: restart) == true { connection.forgetWALFrames() }
+    }
+
+    /// Takes in how the last checkpoint went: a restart the WAL's readers held off is tried again 100 ms
+    /// later; failures back off (1 s doubling to 60 s) with a warning; a damaged file stops the thread.
+    func checkpointFinished(_ state: inout LoopState) {
+        guard let outcome = state.checkpointer?.takeOutcome() else { return }
+        let now = Monotonic.now()
+        switch outcome {
+        case .done:
             state.checkpointBackoff = 0
             state.nextCheckpoint = 0
             state.checkpointWarning.recovered("checkpoints succeed again", logger: logger)
-        } catch {
+        case .readersStayed:
+            state.nextCheckpoint = now + 100_000_000
+        case .failed(let error):
             if SyncEngine.isCorruption(error) {
                 state.failure = error
                 fail(error)
                 return
             }
-            let now = Monotonic.now()
             state.checkpointBackoff = min(max(state.checkpointBackoff * 2, 1_000_000_000), 60_000_000_000)
             state.nextCheckpoint = now + state.checkpointBackoff
             state.checkpointWarning.occurred(

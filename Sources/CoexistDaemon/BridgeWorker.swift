@@ -150,6 +150,8 @@ final class BridgeWorker: @unchecked Sendable {
     private func run() {
         let connection: Connection
         var engine: SyncEngine
+        var checkpointer: Checkpointer?
+        defer { checkpointer?.stop() }
         do {
             connection = try Connection(
                 path: database,
@@ -157,6 +159,7 @@ final class BridgeWorker: @unchecked Sendable {
             )
             connection.manageCheckpoints()
             engine = try openEngine(connection)
+            checkpointer = try Checkpointer(database: database, options: options)
         } catch {
             // The file gone or replaced since the daemon opened it is the reason, not what SQLite made of it.
             do {
@@ -173,6 +176,7 @@ final class BridgeWorker: @unchecked Sendable {
         shared.withLock { $0.started = true }
         events.signal()
         var state = LoopState()
+        state.checkpointer = checkpointer
         while true {
             let now = Monotonic.now()
             do {
@@ -200,9 +204,10 @@ final class BridgeWorker: @unchecked Sendable {
                 state.nextPrune = now + 60_000_000_000
             }
             let checkpointDue = max(state.lastPass + Self.quietBeforeCheckpoint, state.nextCheckpoint)
+            checkpointFinished(&state)
+            if state.failure != nil { return }
             if connection.walFrames > 0 && !state.busy && now >= checkpointDue {
-                checkpoint(connection, &state)
-                if state.failure != nil { return }
+                requestCheckpoint(connection, &state)
             }
             var deadline = min(min(state.nextCheck, state.nextPrune), state.nextHeaderCheck)
             if connection.walFrames > 0 {
@@ -278,9 +283,8 @@ final class BridgeWorker: @unchecked Sendable {
                 if state.failure != nil { return }
                 state.dataVersion = version
                 state.lastPass = Monotonic.now()
-                if connection.walFrames >= 4_000 && state.lastPass >= state.nextCheckpoint {
-                    checkpoint(connection, &state)
-                    if state.failure != nil { return }
+                if connection.walFrames >= Self.walPages && state.lastPass >= state.nextCheckpoint {
+                    requestCheckpoint(connection, &state, restart: true)
                 }
             }
             if !state.busy && state.backoff == 0 && Monotonic.now() >= state.nextParkedRetry {
@@ -299,6 +303,8 @@ final class BridgeWorker: @unchecked Sendable {
         var nextPrune = Monotonic.now()
         var lastPass = Monotonic.now()
         var lastError: String?
+        /// The checkpoint thread (nil until the connection opened).
+        var checkpointer: Checkpointer?
         /// After a failed checkpoint, the next is not tried before this (1 s doubling to 60 s).
         var nextCheckpoint: UInt64 = 0
         var checkpointBackoff: UInt64 = 0
@@ -326,8 +332,14 @@ final class BridgeWorker: @unchecked Sendable {
     }
 
     /// The WAL is checkpointed by this thread once nothing was mirrored for this long, or as soon as its
-    /// commits took the WAL past 4,000 pages — never inside a commit (see ``Connection/manageCheckpoints()``)
+    /// commits took the WAL past ``walPages`` — never inside a commit (see ``Connection/manageCheckpoints()``)
     /// and not after every pass of a steady trickle (each checkpoint ends in an `fsync`).
     static let quietBeforeCheckpoint: UInt64 = 250_000_000
+
+    /// The WAL's bound in pages (SQLite's own auto-checkpoint's): past it, the checkpoint after a pass also
+    /// readies the WAL to start over (``Connection/restartingCheckpoint(waitingAtMost:)``), so a steady
+    /// stream of commits keeps it about this size, and apps' auto-checkpoints run as rarely as without the
+    /// daemon.
+    static let walPages = 1_000
 
 }

@@ -141,12 +141,15 @@ extension Daemon {
             return nil
         }
         guard let engine else { throw BridgeError.unmirrorable("the bridge did not open") }
-        // Checkpoints between passes, never inside a pass's commit (see BridgeWorker.checkpointIfDue).
+        // Checkpoints between passes, never inside a pass's commit (see BridgeWorker.checkpoint).
         connection?.manageCheckpoints()
         let result: SyncEngine.PassResult
         do {
             result = try engine.catchUp { [connection, self] _ in
-                if let connection, connection.walFrames >= 4_000 { try connection.checkpoint() }
+                if let connection, connection.walFrames >= BridgeWorker.walPages {
+                    try connection.checkpoint()
+                    _ = try connection.restartingCheckpoint(waitingAtMost: 5)
+                }
                 if stopRequested(signals) { throw Stopped(progress: nil) }
             }
         } catch is Stopped {

@@ -11,7 +11,7 @@ internal import Glibc
 /// wait exceeds the timeout, then returns 0 so that the statement fails with `SQLITE_BUSY`.
 /// See https://www.sqlite.org/c3ref/busy_handler.html.
 final class BusyHandlerState {
-    let timeoutNanoseconds: UInt64
+    var timeoutNanoseconds: UInt64
     var waitStartedAt: UInt64 = 0
 
     init(timeoutMilliseconds: Int) {

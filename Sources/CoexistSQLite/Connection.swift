@@ -34,7 +34,7 @@ public final class Connection {
         return result
     }
     let handle: OpaquePointer
-    private let busyState: BusyHandlerState
+    let busyState: BusyHandlerState
     /// See ``manageCheckpoints()``.
     let walState = WALHookState()
     private var statementCache: [String: Statement] = [:]

@@ -18,6 +18,8 @@ enum AdapterLatencyScenario {
     struct Result: Sendable {
         var label: String
         var shown: Measure.Distribution
+        /// The writer's saves, each with the checkpoint its connection runs in the commit past 1,000 pages.
+        var save: Measure.Distribution
         var missing: Int
     }
 
@@ -109,9 +111,13 @@ enum AdapterLatencyScenario {
             )
         }
         var commits: [Int: Int64] = [:]
+        var saves: [Int64] = []
         for line in (Measure.readFile(output) ?? "").split(separator: "\n") {
             let fields = line.split(separator: " ")
-            if fields.count == 2, let index = Int(fields[0]), let time = Int64(fields[1]) { commits[index] = time }
+            if fields.count == 3, let index = Int(fields[0]), let time = Int64(fields[1]), let save = Int64(fields[2]) {
+                commits[index] = time
+                saves.append(save)
+            }
         }
         // A value shown at t shows every commit up to it: each commit takes the earliest such t.
         var earliest = Int64.max
@@ -124,7 +130,12 @@ enum AdapterLatencyScenario {
         for (index, committed) in commits {
             if let shown = shownAt[index] { samples.append(max(0, shown - committed)) }
         }
-        return Result(label: item.label, shown: Measure.Distribution(samples), missing: count - samples.count)
+        return Result(
+            label: item.label,
+            shown: Measure.Distribution(samples),
+            save: Measure.Distribution(saves),
+            missing: count - samples.count
+        )
     }
 
     /// Holds the task, starts the writer, and records when each title was first read after a notification.

@@ -37,7 +37,8 @@ enum BenchCommand {
                            (defaults 5000 and 1000); a context of the other process holds the task and
                            follows the file: commit → the held object shows the title, p50/p99. Without
                            coexistd (each stack its own writer, through the file) and through coexistd
-                           (the other stack's writer, mirrored, through the socket)
+                           (the other stack's writer, mirrored, through the socket); and the writer's
+                           saves, each with the checkpoint its connection runs past 1,000 WAL pages
           consumers        the same events to --consumers (default 1000) through coexistd's socket and
                            through NATS JetStream (nats-server -js on a loopback port, push consumers), one
                            after the other: a writer commits --consumer-rate Task inserts per second (default

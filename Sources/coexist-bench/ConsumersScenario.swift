@@ -78,13 +78,13 @@ enum ConsumersScenario {
             defer { stop(reader) }
             try awaitFile(ready, reader, "the JetStream consumers")
             let before = (
-                Measure.cpuTime(pid: server.pid), Measure.cpuTime(pid: daemon.pid, excluding: "coexist-bridge")
+                Measure.cpuTime(pid: server.pid), Measure.cpuTime(pid: daemon.pid, excluding: Measure.bridgeThreads)
             )
             let writing = try ChildProcess(path: program, arguments: writer + [commits, "\(rows)"])
             guard writing.wait() == 0 else { throw BenchError("the JetStream arm's writer failed") }
             guard reader.wait() == 0 else { throw BenchError("the JetStream consumer process failed") }
             let after = (
-                Measure.cpuTime(pid: server.pid), Measure.cpuTime(pid: daemon.pid, excluding: "coexist-bridge")
+                Measure.cpuTime(pid: server.pid), Measure.cpuTime(pid: daemon.pid, excluding: Measure.bridgeThreads)
             )
             jetStream.parts = [("nats-server", after.0 - before.0), ("coexistd", after.1 - before.1)]
             jetStream.cpu = jetStream.parts.reduce(0) { $0 + $1.1 }
@@ -110,11 +110,11 @@ enum ConsumersScenario {
             )
             defer { stop(reader) }
             try awaitFile(ready, reader, "the socket subscribers")
-            let before = Measure.cpuTime(pid: daemon.pid, excluding: "coexist-bridge")
+            let before = Measure.cpuTime(pid: daemon.pid, excluding: Measure.bridgeThreads)
             let writing = try ChildProcess(path: program, arguments: writer + [commits, "\(rows)"])
             guard writing.wait() == 0 else { throw BenchError("the socket arm's writer failed") }
             guard reader.wait() == 0 else { throw BenchError("the subscriber process failed") }
-            socket.cpu = Measure.cpuTime(pid: daemon.pid, excluding: "coexist-bridge") - before
+            socket.cpu = Measure.cpuTime(pid: daemon.pid, excluding: Measure.bridgeThreads) - before
             socket.parts = [("coexistd", socket.cpu)]
             (socket.delivered, socket.delivery) = try outcome(received: received, commits: commits)
         }

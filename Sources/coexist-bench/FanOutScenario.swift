@@ -99,7 +99,7 @@ enum FanOutScenario {
             usleep(20_000)
         }
         let cpuBefore = (
-            Measure.cpuTime(pid: daemon.pid), Measure.cpuTime(pid: daemon.pid, excluding: "coexist-bridge")
+            Measure.cpuTime(pid: daemon.pid), Measure.cpuTime(pid: daemon.pid, excluding: Measure.bridgeThreads)
         )
         let writer = try ChildProcess(
             path: program,
@@ -107,7 +107,9 @@ enum FanOutScenario {
         )
         guard writer.wait() == 0 else { throw BenchError("the fan-out writer failed") }
         guard reader.wait() == 0 else { throw BenchError("the subscriber process failed") }
-        let cpuAfter = (Measure.cpuTime(pid: daemon.pid), Measure.cpuTime(pid: daemon.pid, excluding: "coexist-bridge"))
+        let cpuAfter = (
+            Measure.cpuTime(pid: daemon.pid), Measure.cpuTime(pid: daemon.pid, excluding: Measure.bridgeThreads)
+        )
         // The stalled subscriber now reads what it was sent: a "lagged" message, or (when everything fitted in
         // its queue and socket buffer) every event. Anything else would be a silent loss.
         try stalled.setReadTimeout(seconds: 2)

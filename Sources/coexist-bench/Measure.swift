@@ -46,9 +46,13 @@ enum Measure {
     /// The median of `samples` (0 when empty).
     static func median(_ samples: [Int64]) -> Int64 { Distribution(samples).p50 }
 
+    /// coexistd's threads that mirror (the bridge and its checkpoints), left out of the event service's CPU.
+    static let bridgeThreads = ["coexist-bridge", "coexist-ckpt"]
+
     /// Total CPU time (ns, kernel included) the process `pid` has used, summed over its threads
-    /// (`/proc/PID/task/*/schedstat`), leaving out the threads named `excluding` (`/proc/PID/task/*/comm`).
-    static func cpuTime(pid: Int32, excluding: String? = nil) -> Int64 {
+    /// (`/proc/PID/task/*/schedstat`), leaving out the threads whose names start with one of `excluding`
+    /// (`/proc/PID/task/*/comm`).
+    static func cpuTime(pid: Int32, excluding: [String] = []) -> Int64 {
         guard let directory = opendir("/proc/\(pid)/task") else { return 0 }
         defer { closedir(directory) }
         var total: Int64 = 0
@@ -59,7 +63,11 @@ enum Measure {
             guard name.first?.isNumber == true, let text = readFile("/proc/\(pid)/task/\(name)/schedstat") else {
                 continue
             }
-            if let excluding, readFile("/proc/\(pid)/task/\(name)/comm")?.hasPrefix(excluding) == true { continue }
+            if !excluding.isEmpty, let comm = readFile("/proc/\(pid)/task/\(name)/comm"),
+                excluding.contains(where: comm.hasPrefix)
+            {
+                continue
+            }
             total += Int64(text.split(separator: " ").first ?? "") ?? 0
         }
         return total

@@ -57,8 +57,12 @@ struct Report {
                     Self.distribution(result.shown)
                 )
             )
+            rows.append(
+                ("adapter-latency", "  the writer's save, auto-checkpoint included", Self.distribution(result.save))
+            )
             entries.append(
-                "{\"case\":\"\(result.label)\",\"shown\":\(Self.json(result.shown)),\"missing\":\(result.missing)}"
+                "{\"case\":\"\(result.label)\",\"shown\":\(Self.json(result.shown)),\"save\":\(Self.json(result.save)),"
+                    + "\"missing\":\(result.missing)}"
             )
         }
         fields.append("\"adapterLatency\":[" + entries.joined(separator: ",") + "]")

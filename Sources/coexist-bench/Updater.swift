@@ -21,23 +21,25 @@ enum Updater {
         legacy.connection.manageCheckpoints()
         guard let model = legacy.model else { throw BenchError("the store has no model") }
         let store = side == "new" ? try NewStore(connection: legacy.connection, model: model) : nil
-        var commits: [(Int64, Int64)] = []
+        var commits: [(Int64, Int64, Int64)] = []
         commits.reserveCapacity(count)
         let interval = 1_000_000_000 / Int64(max(1, rate))
         let start = Measure.now() + 50_000_000
         for index in 0..<count {
             Measure.sleep(until: start + Int64(index) * interval)
             let title: [String: AttributeValue] = ["title": .string("v\(index)")]
+            let began = Measure.now()
             if let store {
                 _ = try store.save(metadata) { save in try save.update(ObjectRef(entity: "Task", id: key), title) }
             } else {
                 guard let pk = Int64(key) else { throw BenchError("KEY is a Z_PK on the legacy side") }
                 _ = try legacy.save(metadata) { save in try save.update(ObjectID(entity: "Task", pk: pk), title) }
             }
-            commits.append((Int64(index), legacy.connection.lastCommitTime))
+            let committed = legacy.connection.lastCommitTime
             try checkpointLikeAnApp(legacy.connection)
+            commits.append((Int64(index), committed, Measure.now() - began))
         }
-        let text = commits.map { "\($0.0) \($0.1)\n" }.joined()
+        let text = commits.map { "\($0.0) \($0.1) \($0.2)\n" }.joined()
         guard let file = fopen(output, "w") else { throw BenchError("cannot write \(output)") }
         defer { fclose(file) }
         fputs(text, file)

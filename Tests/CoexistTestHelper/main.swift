@@ -9,12 +9,13 @@ import Glibc
 #endif
 
 // A writer process for multi-process tests:
-//   coexist-test-helper legacy-writer|new-writer STORE COUNT AUTHOR
+//   coexist-test-helper legacy-writer|new-writer STORE COUNT AUTHOR [PAUSE-MICROSECONDS]
 //   coexist-test-helper legacy-random|new-random STORE COUNT AUTHOR SEED
 //   coexist-test-helper legacy-sample|new-sample STORE COUNT AUTHOR SEED    (CoreDataPlus SampleModel)
 //   coexist-test-helper legacy-edit STORE PK TITLE|-
 // saves COUNT transactions to the demo-model store STORE (through the legacy store or the new store), each
-// inserting one Task titled "AUTHOR i" and changing the previous one, then prints "done COUNT".
+// inserting one Task titled "AUTHOR i" and changing the previous one (pausing between saves when asked),
+// then prints "done COUNT".
 let arguments = CommandLine.arguments
 if arguments.count == 6, ["legacy-sample", "new-sample"].contains(arguments[1]), let count = Int(arguments[3]),
     let seed = UInt64(arguments[5])
@@ -87,8 +88,10 @@ if arguments.count == 5, arguments[1] == "legacy-edit", let pk = Int64(arguments
         exit(1)
     }
 }
-guard arguments.count == 5, ["legacy-writer", "new-writer"].contains(arguments[1]), let count = Int(arguments[3]) else {
-    StandardStreams.error("usage: coexist-test-helper legacy-writer|new-writer STORE COUNT AUTHOR")
+guard arguments.count == 5 || arguments.count == 6, ["legacy-writer", "new-writer"].contains(arguments[1]),
+    let count = Int(arguments[3]), let pause = UInt32(arguments.count == 6 ? arguments[5] : "0")
+else {
+    StandardStreams.error("usage: coexist-test-helper legacy-writer|new-writer STORE COUNT AUTHOR [PAUSE-MICROSECONDS]")
     exit(64)
 }
 let author = arguments[4]
@@ -111,6 +114,7 @@ if arguments[1] == "new-writer" {
                 if let previous { try save.update(previous, ["notes": .string("followed by \(index)")]) }
                 previous = task
             }
+            if pause > 0 { usleep(pause) }
         }
         print("done \(count)")
     } catch {
@@ -133,6 +137,7 @@ do {
             if let previous { try save.update(previous, ["notes": .string("followed by \(index)")]) }
             previous = task
         }
+        if pause > 0 { usleep(pause) }
     }
     print("done \(count)")
 } catch {

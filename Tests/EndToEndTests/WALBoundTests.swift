@@ -1,0 +1,39 @@
+import CoexistSQLite
+import Foundation
+import Synchronization
+import TestSupport
+import Testing
+
+/// An app committing steadily while coexistd mirrors each commit: readers are always on the WAL, so no
+/// passive checkpoint lets it start over; the daemon's restarting checkpoints keep it about SQLite's
+/// auto-checkpoint bound (1,000 pages) instead of growing with every commit.
+@Suite struct WALBoundTests {
+    @Test func theWALStaysBoundedWhileAnAppCommitsSteadily() throws {
+        let directory = try TemporaryDirectory()
+        let path = try SharedStore.create(in: directory).legacy.path
+        let daemon = try DaemonProcess(database: path, directory: directory)
+        let client = try SocketClient(path: daemon.socket)
+        // A reader that is always on the WAL, as an app's contexts following the file are.
+        let done = Atomic<Bool>(false)
+        let reader = Thread {
+            guard let connection = try? Connection(path: path, options: .readOnly) else { return }
+            while !done.load(ordering: .relaxed) { _ = try? connection.rows("SELECT count(*) FROM ZTASK") }
+        }
+        reader.start()
+        defer { done.store(true, ordering: .relaxed) }
+        let writer = Process()
+        writer.executableURL = URL(fileURLWithPath: ProductProcess.productsDirectory + "/coexist-test-helper")
+        writer.arguments = ["new-writer", path, "1500", "app", "1000"]
+        writer.standardOutput = FileHandle.nullDevice
+        try writer.run()
+        writer.waitUntilExit()
+        #expect(writer.terminationStatus == 0)
+        let deadline = Date().addingTimeInterval(60)
+        while try client.request(#"{"op":"status"}"#)["lag"] as? Int != 0 && Date() < deadline { usleep(50_000) }
+        let bytes = try FileManager.default.attributesOfItem(atPath: path + "-wal")[.size] as? Int ?? 0
+        let walPages = bytes / 4_120  // a frame: its 24-byte header and a 4,096-byte page
+        // With passive checkpoints past 4,000 pages only (as before), 4,500 to 5,000 pages.
+        #expect(walPages < 3_000, "\(walPages) pages in the WAL")
+        #expect(daemon.stop() == 0)
+    }
+}
