@@ -30,8 +30,8 @@ public final class SyncEngine {
         public var updatedSetBased: Int = 0
         /// The cursor after the pass.
         public var cursor: Int64 = 0
-        /// Nothing was pending when the pass committed: every transaction after the snapshot was one of the
-        /// pass's own mirrors, and the cursor passed them too (no further pass is needed to skip them).
+        /// Nothing was pending when the pass committed: every transaction after the snapshot was the
+        /// bridge's own (its mirrors), and the cursor passed them too (no further pass is needed to skip them).
         public var caughtUp = false
     }
 
@@ -63,8 +63,6 @@ public final class SyncEngine {
     var copiedInPass = 0
     /// Objects updated set-based by the running pass.
     var updatedInPass = 0
-    /// The tokens of the running pass's own mirror saves.
-    var mirrorTokensInPass: Set<Int64> = []
     /// Where the next round of retrying parked objects starts (root entity, `Z_PK`); nil: at the start.
     var parkedObjectsAfter: (String, Int64)?
     /// Called for every conflict, parked transaction and fallback, for logging.
@@ -225,7 +223,6 @@ public final class SyncEngine {
         let foreign = snapshot.filter { $0.author != configuration.author }
         copiedInPass = 0
         updatedInPass = 0
-        mirrorTokensInPass = []
         if oneByOne {
             try mirrorOneByOne(foreign, conflicts: conflicts, into: &result)
         } else {
@@ -248,15 +245,22 @@ public final class SyncEngine {
         return result
     }
 
-    /// The last token when every transaction after `token` is one of the running pass's own mirrors (all
-    /// skipped by the next pass, so the cursor may pass them now: one commit per mirrored snapshot, not two);
-    /// nil when another transaction follows `token`. The pass holds the write lock: none can land meanwhile.
+    /// The last token when every transaction after `token` is the bridge's own (the pass's mirrors: the next
+    /// pass would skip them, by the same author test, so the cursor may pass them now — one commit per
+    /// mirrored snapshot, not two); nil when another follows `token`. The pass holds the write lock: no
+    /// transaction can land meanwhile.
     private func lastOwnToken(after token: Int64) throws -> Int64? {
-        let own = mirrorTokensInPass.filter { $0 > token }
-        let following = try connection.scalar("SELECT count(*) FROM ATRANSACTION WHERE Z_PK > ?", [.integer(token)])
-        // The pass's mirrors are among the transactions after `token`: as many means the same ones.
-        guard following.integerValue == Int64(own.count) else { return nil }
-        return own.max() ?? token
+        let arguments: [SQLiteValue] = [.integer(token), .text(configuration.author)]
+        let foreign = try connection.scalar(
+            """
+            SELECT count(*) FROM ATRANSACTION t LEFT JOIN ATRANSACTIONSTRING a ON a.Z_PK = t.ZAUTHORTS
+            WHERE t.Z_PK > ?1 AND coalesce(a.ZNAME, t.ZAUTHOR) IS NOT ?2
+            """,
+            arguments
+        )
+        guard foreign.integerValue == 0 else { return nil }
+        return try connection.scalar("SELECT max(Z_PK) FROM ATRANSACTION WHERE Z_PK > ?", [arguments[0]]).integerValue
+            ?? token
     }
 
     /// Mirrors each side's transactions of `snapshot` in one save (the side with the earlier token first);
@@ -327,7 +331,6 @@ public final class SyncEngine {
     }
 
     func recordMirror(_ transaction: HistoryTransaction, token: Int64) throws {
-        mirrorTokensInPass.insert(token)
         try connection.run(
             "INSERT INTO coexist_mirror (source_token, source_side, mirror_token) VALUES (?, ?, ?)",
             [.integer(transaction.token), .text(transaction.side.rawValue), .integer(token)]

@@ -54,24 +54,30 @@ extension BridgeWorker {
     }
 
     /// Asks the checkpoint thread for a passive checkpoint; with `restart` (the WAL is past ``walPages``),
-    /// one that also readies the WAL to start over (``Checkpointer``). The WAL's size is counted again from
-    /// the next commit.
-    func requestCheckpoint(_ connection: Connection, _ state: inout LoopState, restart: Bool = false) {
-        if state.checkpointer?.request(restart: restart) == true { connection.forgetWALFrames() }
+    /// one that also readies the WAL to start over (``Checkpointer``). Nothing is asked while one is in
+    /// flight.
+    func requestCheckpoint(_ state: inout LoopState, restart: Bool = false) {
+        guard !state.checkpointInFlight, let checkpointer = state.checkpointer else { return }
+        state.checkpointInFlight = checkpointer.request(restart: restart)
     }
 
-    /// Takes in how the last checkpoint went: a restart the WAL's readers held off is tried again 100 ms
-    /// later; failures back off (1 s doubling to 60 s) with a warning; a damaged file stops the thread.
-    func checkpointFinished(_ state: inout LoopState) {
-        guard let outcome = state.checkpointer?.takeOutcome() else { return }
+    /// Takes in how the last checkpoint went. Done: the WAL's size is counted again from the next commit.
+    /// A restart the WAL's readers held off is tried again after 10 ms, doubling to 5 s; failures back off
+    /// (1 s doubling to 60 s) with a warning; a damaged file stops the thread.
+    func checkpointFinished(_ connection: Connection, _ state: inout LoopState) {
+        guard state.checkpointInFlight, let outcome = state.checkpointer?.takeOutcome() else { return }
+        state.checkpointInFlight = false
         let now = Monotonic.now()
         switch outcome {
         case .done:
+            connection.forgetWALFrames()
             state.checkpointBackoff = 0
+            state.restartBackoff = 0
             state.nextCheckpoint = 0
             state.checkpointWarning.recovered("checkpoints succeed again", logger: logger)
         case .readersStayed:
-            state.nextCheckpoint = now + 100_000_000
+            state.restartBackoff = min(max(state.restartBackoff * 2, 10_000_000), 5_000_000_000)
+            state.nextCheckpoint = now + state.restartBackoff
         case .failed(let error):
             if SyncEngine.isCorruption(error) {
                 state.failure = error

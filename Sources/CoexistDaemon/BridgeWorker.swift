@@ -159,7 +159,7 @@ final class BridgeWorker: @unchecked Sendable {
             )
             connection.manageCheckpoints()
             engine = try openEngine(connection)
-            checkpointer = try Checkpointer(database: database, options: options)
+            checkpointer = try Checkpointer(database: database, options: options, finished: wake)
         } catch {
             // The file gone or replaced since the daemon opened it is the reason, not what SQLite made of it.
             do {
@@ -203,14 +203,14 @@ final class BridgeWorker: @unchecked Sendable {
                 }
                 state.nextPrune = now + 60_000_000_000
             }
-            let checkpointDue = max(state.lastPass + Self.quietBeforeCheckpoint, state.nextCheckpoint)
-            checkpointFinished(&state)
+            checkpointFinished(connection, &state)
             if state.failure != nil { return }
+            let checkpointDue = max(state.lastPass + Self.quietBeforeCheckpoint, state.nextCheckpoint)
             if connection.walFrames > 0 && !state.busy && now >= checkpointDue {
-                requestCheckpoint(connection, &state)
+                requestCheckpoint(&state)
             }
             var deadline = min(min(state.nextCheck, state.nextPrune), state.nextHeaderCheck)
-            if connection.walFrames > 0 {
+            if connection.walFrames > 0 && !state.checkpointInFlight {
                 deadline = min(deadline, max(state.lastPass + Self.quietBeforeCheckpoint, state.nextCheckpoint))
             }
             // Rounded up: waking before the deadline would spin through zero-timeout polls until it passes.
@@ -284,7 +284,7 @@ final class BridgeWorker: @unchecked Sendable {
                 state.dataVersion = version
                 state.lastPass = Monotonic.now()
                 if connection.walFrames >= Self.walPages && state.lastPass >= state.nextCheckpoint {
-                    requestCheckpoint(connection, &state, restart: true)
+                    requestCheckpoint(&state, restart: true)
                 }
             }
             if !state.busy && state.backoff == 0 && Monotonic.now() >= state.nextParkedRetry {
@@ -303,8 +303,12 @@ final class BridgeWorker: @unchecked Sendable {
         var nextPrune = Monotonic.now()
         var lastPass = Monotonic.now()
         var lastError: String?
-        /// The checkpoint thread (nil until the connection opened).
+        /// The checkpoint thread (nil until the connection opened), and whether it runs one asked for.
         var checkpointer: Checkpointer?
+        var checkpointInFlight = false
+        /// After a restarting checkpoint the WAL's readers held off, the next waits this long (10 ms
+        /// doubling to 5 s).
+        var restartBackoff: UInt64 = 0
         /// After a failed checkpoint, the next is not tried before this (1 s doubling to 60 s).
         var nextCheckpoint: UInt64 = 0
         var checkpointBackoff: UInt64 = 0
@@ -331,9 +335,10 @@ final class BridgeWorker: @unchecked Sendable {
         events.signal()
     }
 
-    /// The WAL is checkpointed by this thread once nothing was mirrored for this long, or as soon as its
-    /// commits took the WAL past ``walPages`` — never inside a commit (see ``Connection/manageCheckpoints()``)
-    /// and not after every pass of a steady trickle (each checkpoint ends in an `fsync`).
+    /// The WAL is checkpointed (by the ``Checkpointer`` this thread asks) once nothing was mirrored for this
+    /// long, or as soon as its commits took the WAL past ``walPages`` — never inside a commit (see
+    /// ``Connection/manageCheckpoints()``) and not after every pass of a steady trickle (each checkpoint ends
+    /// in an `fsync`).
     static let quietBeforeCheckpoint: UInt64 = 250_000_000
 
     /// The WAL's bound in pages (SQLite's own auto-checkpoint's): past it, the checkpoint after a pass also

@@ -10,8 +10,8 @@ import Glibc
 /// and its `fsync`s never hold a mirror back (a restarting one still holds the write lock while it waits
 /// for the WAL's readers, at most 5 ms).
 ///
-/// The bridge thread asks for one (``request(restart:)``) and reads how the last one went
-/// (``takeOutcome()``); one runs at a time.
+/// The bridge thread asks for one (``request(restart:)``), is woken when it is done, and reads how it
+/// went (``takeOutcome()``); one runs at a time.
 final class Checkpointer: @unchecked Sendable {
     /// How a checkpoint went.
     enum Outcome {
@@ -33,12 +33,16 @@ final class Checkpointer: @unchecked Sendable {
 
     private let state = Mutex(State())
     private let wake: WakeSignal
+    /// Signalled when a checkpoint is done (the bridge thread's wake-up).
+    private let finished: WakeSignal
     private let connection: Connection
     private var thread: WorkerThread?
 
-    /// Opens the checkpoints' connection to `database` and starts the thread.
-    init(database: String, options: OpenOptions) throws {
+    /// Opens the checkpoints' connection to `database` and starts the thread, which signals `finished`
+    /// after each checkpoint.
+    init(database: String, options: OpenOptions, finished: WakeSignal) throws {
         wake = try WakeSignal()
+        self.finished = finished
         connection = try Connection(path: database, options: options)
         connection.manageCheckpoints()
         thread = try WorkerThread(name: "coexist-ckpt") { [self] in run() }
@@ -73,13 +77,12 @@ final class Checkpointer: @unchecked Sendable {
     }
 
     /// A passive checkpoint, tried again (up to 4 times, 200 µs apart) while another connection's
-    /// checkpoint runs or readers held part of the WAL back: the copy and its `fsync`s are done here, not
-    /// under the write lock a restarting checkpoint takes next, which then mostly waits for readers. Returns
-    /// false when the readers stayed.
+    /// checkpoint runs: the copy and its `fsync`s are done here, not under the write lock a restarting
+    /// checkpoint takes next, which then mostly waits for readers. Returns false when the readers stayed.
     private func checkpoint(restart: Bool) throws -> Bool {
         var attempts = 1
         var passive = try connection.checkpoint()
-        while passive.frames < 0 || passive.checkpointed < passive.frames, attempts < 4 {
+        while passive.frames < 0, attempts < 4 {
             usleep(200)
             passive = try connection.checkpoint()
             attempts += 1
@@ -109,6 +112,7 @@ final class Checkpointer: @unchecked Sendable {
                 state.running = false
                 state.outcome = outcome
             }
+            finished.signal()
         }
     }
 }

@@ -141,7 +141,7 @@ extension Daemon {
             return nil
         }
         guard let engine else { throw BridgeError.unmirrorable("the bridge did not open") }
-        // Checkpoints between passes, never inside a pass's commit (see BridgeWorker.checkpoint).
+        // Checkpoints between passes, never inside a pass's commit (see BridgeWorker.requestCheckpoint).
         connection?.manageCheckpoints()
         let result: SyncEngine.PassResult
         do {

@@ -31,7 +31,7 @@ extension Connection {
         var frames: Int32 = 0
         var checkpointed: Int32 = 0
         let code = sqlite3_wal_checkpoint_v2(handle, nil, SQLITE_CHECKPOINT_PASSIVE, &frames, &checkpointed)
-        guard code == SQLITE_OK || code == SQLITE_BUSY else {
+        guard code == SQLITE_OK || code & 0xff == SQLITE_BUSY else {
             throw lastError(sql: "sqlite3_wal_checkpoint_v2 PASSIVE")
         }
         walState.frames = 0  // counted again from the next commit: a reader may hold the rest back for long
@@ -58,7 +58,7 @@ extension Connection {
                 walState.frames = 0
                 return true
             }
-            guard code == SQLITE_BUSY else { throw lastError(sql: "sqlite3_wal_checkpoint_v2 RESTART") }
+            guard code & 0xff == SQLITE_BUSY else { throw lastError(sql: "sqlite3_wal_checkpoint_v2 RESTART") }
             guard BusyHandlerState.monotonicNanoseconds() &- start + 200_000 < limit else { return false }
             usleep(200)
         }

@@ -12,7 +12,8 @@ import Glibc
 ///
 /// Commits COUNT one-row transactions at RATE per second on one side, scheduled on the clock, each setting
 /// the title of one task (KEY: its `Z_PK` on the legacy side, its `id` on the new side) to "v<i>"; then
-/// writes "i commit-time-ns" per transaction to OUT. The commit time is taken as the save returns.
+/// writes "i commit-time-ns save-ns" per transaction to OUT. The commit time is taken as the save returns;
+/// the save's time includes the checkpoint an app's connection runs in its commit past 1,000 WAL pages.
 enum Updater {
     static func run(side: String, path: String, count: Int, rate: Int, output: String, key: String) throws {
         let options = OpenOptions(busyTimeoutMilliseconds: 30_000)

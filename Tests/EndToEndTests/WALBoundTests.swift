@@ -17,7 +17,10 @@ import Testing
         let done = Atomic<Bool>(false)
         let reader = Thread {
             guard let connection = try? Connection(path: path, options: .readOnly) else { return }
-            while !done.load(ordering: .relaxed) { _ = try? connection.rows("SELECT count(*) FROM ZTASK") }
+            while !done.load(ordering: .relaxed) {
+                _ = try? connection.rows("SELECT count(*) FROM ZTASK")
+                usleep(100)
+            }
         }
         reader.start()
         defer { done.store(true, ordering: .relaxed) }
