@@ -284,7 +284,7 @@ final class BridgeWorker: @unchecked Sendable {
                 state.dataVersion = version
                 state.lastPass = Monotonic.now()
                 if connection.walFrames >= Self.walPages && state.lastPass >= state.nextCheckpoint {
-                    requestCheckpoint(&state, restart: true)
+                    requestCheckpoint(&state, restart: connection.walFrames >= 2 * Self.walPages)
                 }
             }
             if !state.busy && state.backoff == 0 && Monotonic.now() >= state.nextParkedRetry {
@@ -341,10 +341,12 @@ final class BridgeWorker: @unchecked Sendable {
     /// in an `fsync`).
     static let quietBeforeCheckpoint: UInt64 = 250_000_000
 
-    /// The WAL's bound in pages (SQLite's own auto-checkpoint's): past it, the checkpoint after a pass also
-    /// readies the WAL to start over (``Connection/restartingCheckpoint(waitingAtMost:)``), so a steady
-    /// stream of commits keeps it about this size, and apps' auto-checkpoints run as rarely as without the
-    /// daemon.
+    /// The WAL's bound in pages (SQLite's own auto-checkpoint's): past it, a passive checkpoint follows the
+    /// pass (done whole, it lets the next commit start the WAL over, unless a reader is on the WAL then);
+    /// past twice as many, a checkpoint that readies the WAL to start over
+    /// (``Connection/restartingCheckpoint(waitingAtMost:)``: it holds the write lock while it waits, so only
+    /// when passive ones did not do). A steady stream of commits thus keeps the WAL within about twice this,
+    /// and apps' own auto-checkpoints run about as rarely as without the daemon.
     static let walPages = 1_000
 
 }

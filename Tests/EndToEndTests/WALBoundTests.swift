@@ -4,9 +4,9 @@ import Synchronization
 import TestSupport
 import Testing
 
-/// An app committing steadily while coexistd mirrors each commit: readers are always on the WAL, so no
-/// passive checkpoint lets it start over; the daemon's restarting checkpoints keep it about SQLite's
-/// auto-checkpoint bound (1,000 pages) instead of growing with every commit.
+/// An app committing steadily while coexistd mirrors each commit and a reader is always on the WAL: the
+/// daemon's checkpoints (passive past 1,000 pages, restarting past 2,000) keep the WAL within about twice
+/// SQLite's auto-checkpoint bound instead of growing with every commit.
 @Suite struct WALBoundTests {
     @Test func theWALStaysBoundedWhileAnAppCommitsSteadily() throws {
         let directory = try TemporaryDirectory()
