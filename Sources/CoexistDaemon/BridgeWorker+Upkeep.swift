@@ -53,31 +53,34 @@ extension BridgeWorker {
         }
     }
 
-    /// Asks the checkpoint thread for a passive checkpoint; with `restart` (the WAL is past ``walPages``),
-    /// one that also readies the WAL to start over (``Checkpointer``). Nothing is asked while one is in
-    /// flight.
-    func requestCheckpoint(_ state: inout LoopState, restart: Bool = false) {
+    /// Asks the checkpoint thread for a passive checkpoint; with `restart`, one that also readies the WAL to
+    /// start over (``Checkpointer``). Nothing is asked while one is in flight.
+    func requestCheckpoint(_ connection: Connection, _ state: inout LoopState, restart: Bool = false) {
         guard !state.checkpointInFlight, let checkpointer = state.checkpointer else { return }
         state.checkpointInFlight = checkpointer.request(restart: restart)
+        state.commitsAtCheckpoint = connection.walCommits
     }
 
-    /// Takes in how the last checkpoint went. Done: the WAL's size is counted again from the next commit.
-    /// A restart the WAL's readers held off is tried again after 10 ms, doubling to 5 s; failures back off
-    /// (1 s doubling to 60 s) with a warning; a damaged file stops the thread.
+    /// Takes in how the last checkpoint went. Done: the WAL's size is counted again from the next commit
+    /// (unless this thread committed meanwhile: its count is then the WAL's size after the checkpoint). Held
+    /// off: tried again after 10 ms, and a restart after 10 ms doubling to 5 s. Failures back off (1 s
+    /// doubling to 60 s) with a warning; a damaged file stops the thread.
     func checkpointFinished(_ connection: Connection, _ state: inout LoopState) {
         guard state.checkpointInFlight, let outcome = state.checkpointer?.takeOutcome() else { return }
         state.checkpointInFlight = false
         let now = Monotonic.now()
         switch outcome {
         case .done:
-            connection.forgetWALFrames()
+            if connection.walCommits == state.commitsAtCheckpoint { connection.forgetWALFrames() }
             state.checkpointBackoff = 0
             state.restartBackoff = 0
             state.nextCheckpoint = 0
+            state.nextRestart = 0
             state.checkpointWarning.recovered("checkpoints succeed again", logger: logger)
-        case .readersStayed:
+        case .heldOff:
             state.restartBackoff = min(max(state.restartBackoff * 2, 10_000_000), 5_000_000_000)
-            state.nextCheckpoint = now + state.restartBackoff
+            state.nextRestart = now + state.restartBackoff
+            state.nextCheckpoint = now + 10_000_000
         case .failed(let error):
             if SyncEngine.isCorruption(error) {
                 state.failure = error

@@ -15,7 +15,7 @@ import Glibc
 /// delivery on the daemon's thread (each side of the split has a core on a 2-core machine).
 ///
 /// It waits in `poll(2)` on ``wake``: a commit seen by the daemon's ``CommitWatcher`` (``commitLanded()``), a
-/// consumer position posted, a stop, a reload; with a timeout for the fallback check and retention pruning.
+/// consumer position posted, a stop, a reload, a checkpoint done (``Checkpointer``); with a timeout for the fallback check and retention pruning.
 /// When its connection's data version moved (another process committed: the bridge's own commits do not
 /// move it), it runs a pass, and signals ``events`` after every pass that committed. Passes are bounded (``SyncEngine/passChanges``),
 /// so a stop or a reload is seen within about 50 ms.
@@ -207,7 +207,7 @@ final class BridgeWorker: @unchecked Sendable {
             if state.failure != nil { return }
             let checkpointDue = max(state.lastPass + Self.quietBeforeCheckpoint, state.nextCheckpoint)
             if connection.walFrames > 0 && !state.busy && now >= checkpointDue {
-                requestCheckpoint(&state)
+                requestCheckpoint(connection, &state)
             }
             var deadline = min(min(state.nextCheck, state.nextPrune), state.nextHeaderCheck)
             if connection.walFrames > 0 && !state.checkpointInFlight {
@@ -220,7 +220,8 @@ final class BridgeWorker: @unchecked Sendable {
             _ = poll(&descriptor, 1, timeout)
             var due = state.busy || Monotonic.now() >= state.nextCheck
             if descriptor.revents != 0 {
-                // A commit, a consumer's position, a stop or a reload: the data version says whether to mirror.
+                // A commit, a consumer's position, a stop, a reload or a checkpoint done: the data version says
+                // whether to mirror.
                 due = true
                 wake.drain()
                 let (stop, fresh, migration) = shared.withLock { shared in
@@ -284,7 +285,8 @@ final class BridgeWorker: @unchecked Sendable {
                 state.dataVersion = version
                 state.lastPass = Monotonic.now()
                 if connection.walFrames >= Self.walPages && state.lastPass >= state.nextCheckpoint {
-                    requestCheckpoint(&state, restart: connection.walFrames >= 2 * Self.walPages)
+                    let restart = connection.walFrames >= 2 * Self.walPages && state.lastPass >= state.nextRestart
+                    requestCheckpoint(connection, &state, restart: restart)
                 }
             }
             if !state.busy && state.backoff == 0 && Monotonic.now() >= state.nextParkedRetry {
@@ -306,9 +308,12 @@ final class BridgeWorker: @unchecked Sendable {
         /// The checkpoint thread (nil until the connection opened), and whether it runs one asked for.
         var checkpointer: Checkpointer?
         var checkpointInFlight = false
-        /// After a restarting checkpoint the WAL's readers held off, the next waits this long (10 ms
-        /// doubling to 5 s).
+        /// This thread's commits when the checkpoint in flight was asked for.
+        var commitsAtCheckpoint = 0
+        /// After a checkpoint was held off, the next restarting one waits this long (10 ms doubling to 5 s),
+        /// until `nextRestart`.
         var restartBackoff: UInt64 = 0
+        var nextRestart: UInt64 = 0
         /// After a failed checkpoint, the next is not tried before this (1 s doubling to 60 s).
         var nextCheckpoint: UInt64 = 0
         var checkpointBackoff: UInt64 = 0
@@ -345,8 +350,8 @@ final class BridgeWorker: @unchecked Sendable {
     /// pass (done whole, it lets the next commit start the WAL over, unless a reader is on the WAL then);
     /// past twice as many, a checkpoint that readies the WAL to start over
     /// (``Connection/restartingCheckpoint(waitingAtMost:)``: it holds the write lock while it waits, so only
-    /// when passive ones did not do). A steady stream of commits thus keeps the WAL within about twice this,
-    /// and apps' own auto-checkpoints run about as rarely as without the daemon.
+    /// when passive ones did not do). A steady stream of commits thus keeps the WAL within about twice this.
+    /// Apps' commits run SQLite's own auto-checkpoint while the WAL is past it, as without the daemon.
     static let walPages = 1_000
 
 }

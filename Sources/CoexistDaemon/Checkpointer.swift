@@ -1,6 +1,5 @@
 import CoexistRuntime
 import CoexistSQLite
-import Synchronization
 
 #if canImport(Glibc)
 import Glibc
@@ -17,8 +16,9 @@ final class Checkpointer: @unchecked Sendable {
     enum Outcome {
         /// Done; with `restart`, the next commit starts the WAL over.
         case done
-        /// A restarting checkpoint ran out of time waiting for the WAL's readers.
-        case readersStayed
+        /// Held off: another connection's checkpoint ran throughout, or (restarting) the WAL's readers
+        /// stayed.
+        case heldOff
         /// SQLite failed (the connection stays open for the next request).
         case failed(any Error)
     }
@@ -31,7 +31,9 @@ final class Checkpointer: @unchecked Sendable {
         var stop = false
     }
 
-    private let state = Mutex(State())
+    /// A pthread mutex: the two threads take it at once often enough for a futex's kernel path, which
+    /// ThreadSanitizer cannot follow.
+    private let state = PthreadLocked(State())
     private let wake: WakeSignal
     /// Signalled when a checkpoint is done (the bridge thread's wake-up).
     private let finished: WakeSignal
@@ -78,7 +80,7 @@ final class Checkpointer: @unchecked Sendable {
 
     /// A passive checkpoint, tried again (up to 4 times, 200 µs apart) while another connection's
     /// checkpoint runs: the copy and its `fsync`s are done here, not under the write lock a restarting
-    /// checkpoint takes next, which then mostly waits for readers. Returns false when the readers stayed.
+    /// checkpoint takes next, which then mostly waits for readers. Returns false when it was held off.
     private func checkpoint(restart: Bool) throws -> Bool {
         var attempts = 1
         var passive = try connection.checkpoint()
@@ -87,6 +89,7 @@ final class Checkpointer: @unchecked Sendable {
             passive = try connection.checkpoint()
             attempts += 1
         }
+        guard passive.frames >= 0 else { return false }
         return try !restart || connection.restartingCheckpoint(waitingAtMost: 5)
     }
 
@@ -104,7 +107,7 @@ final class Checkpointer: @unchecked Sendable {
             guard let restart else { continue }
             let outcome: Outcome
             do {
-                outcome = try checkpoint(restart: restart) ? .done : .readersStayed
+                outcome = try checkpoint(restart: restart) ? .done : .heldOff
             } catch {
                 outcome = .failed(error)
             }

@@ -24,6 +24,10 @@ extension Connection {
     /// another connection checkpoint.
     public func forgetWALFrames() { walState.frames = 0 }
 
+    /// This connection's commits so far (with ``manageCheckpoints()``): a caller that had another
+    /// connection checkpoint tells whether it committed meanwhile.
+    public var walCommits: Int { walState.commits }
+
     /// A passive checkpoint: copies what no reader still needs into the database and syncs it, never waiting
     /// for readers or writers. Returns the WAL's frames and how many were checkpointed.
     @discardableResult
@@ -43,7 +47,7 @@ extension Connection {
     /// `milliseconds` in all, it waits for another connection's checkpoint (tried again every 200 µs), for
     /// the write lock, copies what is left, then waits for every reader to leave the WAL. Returns false when
     /// the time ran out (nothing is lost: the WAL goes on growing until the next try). Under a steady stream
-    /// of commits from both sides a passive checkpoint never finds the WAL free of readers: the WAL would
+    /// of commits from both sides a passive checkpoint rarely finds the WAL free of readers: the WAL would
     /// grow without bound, and every app's commit past SQLite's auto-checkpoint bound run a checkpoint.
     public func restartingCheckpoint(waitingAtMost milliseconds: Int) throws(SQLiteError) -> Bool {
         let configured = busyState.timeoutNanoseconds
@@ -68,11 +72,16 @@ extension Connection {
 /// What the WAL hook records.
 final class WALHookState {
     var frames = 0
+    var commits = 0
 }
 
 /// The C entry point SQLite calls after each commit; `context` is an unretained `WALHookState`.
 let walHookCallback: @convention(c) (UnsafeMutableRawPointer?, OpaquePointer?, UnsafePointer<CChar>?, Int32) -> Int32 =
     { context, _, _, frames in
-        if let context { Unmanaged<WALHookState>.fromOpaque(context).takeUnretainedValue().frames = Int(frames) }
+        if let context {
+            let state = Unmanaged<WALHookState>.fromOpaque(context).takeUnretainedValue()
+            state.frames = Int(frames)
+            state.commits &+= 1
+        }
         return SQLITE_OK
     }
