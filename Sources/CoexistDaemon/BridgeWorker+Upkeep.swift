@@ -56,30 +56,39 @@ extension BridgeWorker {
     /// Asks the checkpoint thread for a passive checkpoint; with `restart`, one that also readies the WAL to
     /// start over (``Checkpointer``). Nothing is asked while one is in flight.
     func requestCheckpoint(_ connection: Connection, _ state: inout LoopState, restart: Bool = false) {
-        guard !state.checkpointInFlight, let checkpointer = state.checkpointer else { return }
-        state.checkpointInFlight = checkpointer.request(restart: restart)
+        guard !state.checkpointInFlight, let checkpointer = state.checkpointer,
+            checkpointer.request(restart: restart)
+        else { return }
+        state.checkpointInFlight = true
+        state.checkpointRestarts = restart
         state.commitsAtCheckpoint = connection.walCommits
     }
 
     /// Takes in how the last checkpoint went. Done: the WAL's size is counted again from the next commit
-    /// (unless this thread committed meanwhile: its count is then the WAL's size after the checkpoint). Held
-    /// off: tried again after 10 ms, and a restart after 10 ms doubling to 5 s. Failures back off (1 s
+    /// (unless this thread committed meanwhile: its count is then the WAL's size at that commit). Held off:
+    /// tried again after 10 ms; a restarting one is tried again after 10 ms doubling to 5 s, until a
+    /// checkpoint finds no reader holding any frame back. Failures back off (1 s
     /// doubling to 60 s) with a warning; a damaged file stops the thread.
     func checkpointFinished(_ connection: Connection, _ state: inout LoopState) {
         guard state.checkpointInFlight, let outcome = state.checkpointer?.takeOutcome() else { return }
         state.checkpointInFlight = false
         let now = Monotonic.now()
         switch outcome {
-        case .done:
+        case .done(let whole):
             if connection.walCommits == state.commitsAtCheckpoint { connection.forgetWALFrames() }
             state.checkpointBackoff = 0
-            state.restartBackoff = 0
             state.nextCheckpoint = 0
-            state.nextRestart = 0
+            // A restart done, or no reader holding any frame back: the readers that held restarts off left.
+            if state.checkpointRestarts || whole {
+                state.restartBackoff = 0
+                state.nextRestart = 0
+            }
             state.checkpointWarning.recovered("checkpoints succeed again", logger: logger)
         case .heldOff:
-            state.restartBackoff = min(max(state.restartBackoff * 2, 10_000_000), 5_000_000_000)
-            state.nextRestart = now + state.restartBackoff
+            if state.checkpointRestarts {
+                state.restartBackoff = min(max(state.restartBackoff * 2, 10_000_000), 5_000_000_000)
+                state.nextRestart = now + state.restartBackoff
+            }
             state.nextCheckpoint = now + 10_000_000
         case .failed(let error):
             if SyncEngine.isCorruption(error) {

@@ -17,8 +17,8 @@ import Glibc
 /// It waits in `poll(2)` on ``wake``: a commit seen by the daemon's ``CommitWatcher`` (``commitLanded()``), a
 /// consumer position posted, a stop, a reload, a checkpoint done (``Checkpointer``); with a timeout for the fallback check and retention pruning.
 /// When its connection's data version moved (another process committed: the bridge's own commits do not
-/// move it), it runs a pass, and signals ``events`` after every pass that committed. Passes are bounded (``SyncEngine/passChanges``),
-/// so a stop or a reload is seen within about 50 ms.
+/// move it), it runs a pass, and signals ``events`` after every pass that committed. Passes are bounded
+/// (``SyncEngine/passChanges``), so a stop or a reload is seen within about 50 ms.
 final class BridgeWorker: @unchecked Sendable {
     /// What the daemon's thread may change while the worker runs.
     struct Settings: Sendable {
@@ -308,6 +308,8 @@ final class BridgeWorker: @unchecked Sendable {
         /// The checkpoint thread (nil until the connection opened), and whether it runs one asked for.
         var checkpointer: Checkpointer?
         var checkpointInFlight = false
+        /// Whether the checkpoint in flight restarts the WAL.
+        var checkpointRestarts = false
         /// This thread's commits when the checkpoint in flight was asked for.
         var commitsAtCheckpoint = 0
         /// After a checkpoint was held off, the next restarting one waits this long (10 ms doubling to 5 s),

@@ -14,8 +14,9 @@ import Glibc
 final class Checkpointer: @unchecked Sendable {
     /// How a checkpoint went.
     enum Outcome {
-        /// Done; with `restart`, the next commit starts the WAL over.
-        case done
+        /// Done; with `restart`, the next commit starts the WAL over. `whole`: the passive checkpoint copied
+        /// every frame (no reader held any back).
+        case done(whole: Bool)
         /// Held off: another connection's checkpoint ran throughout, or (restarting) the WAL's readers
         /// stayed.
         case heldOff
@@ -80,8 +81,9 @@ final class Checkpointer: @unchecked Sendable {
 
     /// A passive checkpoint, tried again (up to 4 times, 200 µs apart) while another connection's
     /// checkpoint runs: the copy and its `fsync`s are done here, not under the write lock a restarting
-    /// checkpoint takes next, which then mostly waits for readers. Returns false when it was held off.
-    private func checkpoint(restart: Bool) throws -> Bool {
+    /// checkpoint takes next, which then mostly waits for readers (and for another connection's checkpoint
+    /// itself).
+    private func checkpoint(restart: Bool) throws -> Outcome {
         var attempts = 1
         var passive = try connection.checkpoint()
         while passive.frames < 0, attempts < 4 {
@@ -89,8 +91,9 @@ final class Checkpointer: @unchecked Sendable {
             passive = try connection.checkpoint()
             attempts += 1
         }
-        guard passive.frames >= 0 else { return false }
-        return try !restart || connection.restartingCheckpoint(waitingAtMost: 5)
+        let whole = passive.frames >= 0 && passive.checkpointed == passive.frames
+        guard restart else { return passive.frames >= 0 ? .done(whole: whole) : .heldOff }
+        return try connection.restartingCheckpoint(waitingAtMost: 5) ? .done(whole: whole) : .heldOff
     }
 
     private func run() {
@@ -107,7 +110,7 @@ final class Checkpointer: @unchecked Sendable {
             guard let restart else { continue }
             let outcome: Outcome
             do {
-                outcome = try checkpoint(restart: restart) ? .done : .heldOff
+                outcome = try checkpoint(restart: restart)
             } catch {
                 outcome = .failed(error)
             }

@@ -38,9 +38,9 @@ import Testing
         while try client.request(#"{"op":"status"}"#)["lag"] as? Int != 0 && Date() < deadline { usleep(50_000) }
         let bytes = try #require(try FileManager.default.attributesOfItem(atPath: path + "-wal")[.size] as? Int)
         let walPages = bytes / 4_120  // a frame: its 24-byte header and a 4,096-byte page
-        // Measured: about 2,050 pages; with passive checkpoints past 4,000 pages only (as before), 5,600 to
+        // Measured: 2,300 to 2,700 pages; with passive checkpoints past 4,000 pages only (as before), 5,600 to
         // 6,600.
-        #expect(walPages < 3_000, "\(walPages) pages in the WAL")
+        #expect(walPages < 4_000, "\(walPages) pages in the WAL")
         let code = daemon.stop()
         #expect(code == 0, "\(daemon.log.suffix(8_000))")
     }

@@ -9,7 +9,7 @@ public enum StandardStreams {
 
     /// Writes `text` to standard output, with a newline unless `newline` is false.
     public static func out(_ text: String, newline: Bool) {
-        ProgressState.shared.shown.withLock { shown in
+        ProgressState.shown.withLock { shown in
             erase(&shown)
             write(newline ? text + "\n" : text, to: STDOUT_FILENO)
         }
@@ -17,7 +17,7 @@ public enum StandardStreams {
 
     /// Writes `text` and a newline to standard error.
     public static func error(_ text: String) {
-        ProgressState.shared.shown.withLock { shown in
+        ProgressState.shown.withLock { shown in
             erase(&shown)
             write(text + "\n", to: STDERR_FILENO)
         }
@@ -29,14 +29,14 @@ public enum StandardStreams {
     /// Draws a ``ProgressLine``'s text in place of the one drawn before (a line of its own, no newline): a
     /// later ``out(_:)`` or ``error(_:)`` erases it first, so no message ever starts at the end of the bar.
     static func drawProgress(_ line: String) {
-        ProgressState.shared.shown.withLock { shown in
+        ProgressState.shown.withLock { shown in
             shown = true
             write("\r\u{1B}[K" + line, to: STDERR_FILENO)
         }
     }
 
     /// Erases the ``ProgressLine`` drawn, if one is.
-    static func eraseProgress() { ProgressState.shared.shown.withLock { erase(&$0) } }
+    static func eraseProgress() { ProgressState.shown.withLock { erase(&$0) } }
 
     /// Erases the line when `shown` (the caller holds the lock).
     private static func erase(_ shown: inout Bool) {
@@ -63,25 +63,6 @@ public enum StandardStreams {
 /// Whether a progress line is on the terminal, under the lock that also orders the writes: a line drawn
 /// and a message from another thread never interleave. A pthread mutex, which ThreadSanitizer follows
 /// (log lines come from every thread of coexistd).
-private final class ProgressState: @unchecked Sendable {
-    static let shared = ProgressState()
-    let shown = ProgressState.Locked()
-
-    /// A flag and the mutex guarding it.
-    final class Locked: @unchecked Sendable {
-        private let mutex: UnsafeMutablePointer<pthread_mutex_t>
-        private var value = false
-
-        init() {
-            mutex = .allocate(capacity: 1)
-            pthread_mutex_init(mutex, nil)
-        }
-
-        /// Runs `body` with the flag, under the mutex.
-        func withLock<Result>(_ body: (inout Bool) -> Result) -> Result {
-            pthread_mutex_lock(mutex)
-            defer { pthread_mutex_unlock(mutex) }
-            return body(&value)
-        }
-    }
+private enum ProgressState {
+    static let shown = PthreadLocked(false)
 }

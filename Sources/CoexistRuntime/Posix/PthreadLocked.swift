@@ -5,7 +5,7 @@ import Glibc
 /// A value guarded by a pthread mutex, for state that threads hand each other where ThreadSanitizer must
 /// follow the lock: `Synchronization.Mutex` waits on a futex, and a contended lock is then taken in the
 /// kernel, out of ThreadSanitizer's sight (it reports a race that is not one).
-public final class PthreadLocked<Value>: @unchecked Sendable {
+public final class PthreadLocked<Value> {
     private let mutex: UnsafeMutablePointer<pthread_mutex_t>
     private var value: Value
 
@@ -28,3 +28,5 @@ public final class PthreadLocked<Value>: @unchecked Sendable {
         return try body(&value)
     }
 }
+
+extension PthreadLocked: @unchecked Sendable where Value: Sendable {}
