@@ -129,30 +129,8 @@ public final class SyncEngine {
         try conversions.register(on: connection)
     }
 
-    /// The last token the bridge has handled, nil before the first run (initial sync not started).
-    public func cursor() throws -> Int64? {
-        try connection.scalar("SELECT cursor FROM coexist_bridge WHERE id = 1").integerValue
-    }
-
     /// Parked transactions and objects (`coexist_parked`, `coexist_parked_object`).
     public func parkedCount() throws -> Int { try BridgeTables.parkedCount(connection) }
-
-    /// The last token when, as `connection` reads the file now, its two schemas hold the same state: the
-    /// bridge has handled every transaction (its cursor is the last token) and parked none. Nil otherwise.
-    /// Read inside a read transaction, it says whether that snapshot's rows, on either side, are the state
-    /// as of that token.
-    public static func agreedToken(_ connection: Connection) throws -> Int64? {
-        guard let cursor = try connection.scalar("SELECT cursor FROM coexist_bridge WHERE id = 1").integerValue else {
-            return nil
-        }
-        let last = try connection.scalar("SELECT max(Z_PK) FROM ATRANSACTION").integerValue ?? 0
-        guard cursor >= last, try BridgeTables.parkedCount(connection) == 0 else { return nil }
-        // The cursor, not the last token kept: retention may have pruned every transaction up to it.
-        return cursor
-    }
-
-    /// The last token in the history.
-    public func lastToken() throws -> Int64 { try reader.lastToken() }
 
     /// The conflict window holds at most about this many changes per side (and 4,096 transactions), so
     /// that a backlog of large transactions is read in bounded memory; a single larger transaction is read
@@ -243,24 +221,6 @@ public final class SyncEngine {
         }
         try setCursor(result.cursor)
         return result
-    }
-
-    /// The last token when every transaction after `token` is the bridge's own (the pass's mirrors: the next
-    /// pass would skip them, by the same author test, so the cursor may pass them now — one commit per
-    /// mirrored snapshot, not two); nil when another follows `token`. The pass holds the write lock: no
-    /// transaction can land meanwhile.
-    private func lastOwnToken(after token: Int64) throws -> Int64? {
-        let arguments: [SQLiteValue] = [.integer(token), .text(configuration.author)]
-        let foreign = try connection.scalar(
-            """
-            SELECT count(*) FROM ATRANSACTION t LEFT JOIN ATRANSACTIONSTRING a ON a.Z_PK = t.ZAUTHORTS
-            WHERE t.Z_PK > ?1 AND coalesce(a.ZNAME, t.ZAUTHOR) IS NOT ?2
-            """,
-            arguments
-        )
-        guard foreign.integerValue == 0 else { return nil }
-        return try connection.scalar("SELECT max(Z_PK) FROM ATRANSACTION WHERE Z_PK > ?", [arguments[0]]).integerValue
-            ?? token
     }
 
     /// Mirrors each side's transactions of `snapshot` in one save (the side with the earlier token first);
@@ -356,16 +316,6 @@ public final class SyncEngine {
             total.cursor = result.cursor
             if result.handled == 0 || result.caughtUp { return total }
         }
-    }
-
-    func setCursor(_ token: Int64) throws {
-        try connection.run(
-            """
-            INSERT INTO coexist_bridge (id, cursor, updated_at) VALUES (1, ?1, ?2)
-            ON CONFLICT (id) DO UPDATE SET cursor = max(cursor, ?1), updated_at = ?2
-            """,
-            [.integer(token), .real(TransactionWriter.now())]
-        )
     }
 
     /// Who the bridge's own saves are: its author (never mirrored back), its bundle identifier, `coexistd`.
