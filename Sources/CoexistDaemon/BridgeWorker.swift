@@ -312,8 +312,8 @@ final class BridgeWorker: @unchecked Sendable {
         var checkpointRestarts = false
         /// This thread's commits when the checkpoint in flight was asked for.
         var commitsAtCheckpoint = 0
-        /// After a checkpoint was held off, the next restarting one waits this long (10 ms doubling to 5 s),
-        /// until `nextRestart`.
+        /// After a restarting checkpoint was held off, the next waits this long (10 ms doubling to 5 s), until
+        /// `nextRestart`; both cleared once a restart is done or a passive checkpoint copied every frame.
         var restartBackoff: UInt64 = 0
         var nextRestart: UInt64 = 0
         /// After a failed checkpoint, the next is not tried before this (1 s doubling to 60 s).
