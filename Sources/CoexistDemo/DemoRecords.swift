@@ -6,7 +6,7 @@ public import Foundation
 /// are fields, kept in its backing data.
 public final class DemoTask: BackedModel {
     /// Where its fields keep their values.
-    public let persistentBackingData = BackingData()
+    public let persistentBackingData: BackingData
     /// The identity both schemas share.
     @Field public var id = UUID()
     /// What to do.
@@ -33,7 +33,10 @@ public final class DemoTask: BackedModel {
     )
 
     /// A new task with a new identity.
-    public required init() {}
+    public required init() { persistentBackingData = BackingData() }
+
+    /// A task a context is about to fill from a stored row: it keeps the backing data the context gives.
+    public required init(backingData: BackingData) { persistentBackingData = backingData }
 
     /// A task titled `title`.
     public convenience init(
@@ -55,7 +58,7 @@ public final class DemoTask: BackedModel {
 /// The demo model's Category (version 2.0.0) as a record of the SwiftData-shaped adapter.
 public final class DemoCategory: BackedModel {
     /// Where its fields keep their values.
-    public let persistentBackingData = BackingData()
+    public let persistentBackingData: BackingData
     /// The identity both schemas share.
     @Field public var id = UUID()
     /// The name shown.
@@ -72,7 +75,10 @@ public final class DemoCategory: BackedModel {
     )
 
     /// A new category with a new identity.
-    public required init() {}
+    public required init() { persistentBackingData = BackingData() }
+
+    /// A category a context is about to fill from a stored row: it keeps the backing data the context gives.
+    public required init(backingData: BackingData) { persistentBackingData = backingData }
 
     /// A category named `name`.
     public convenience init(name: String, color: String = "blue") {

@@ -93,6 +93,20 @@ public final class Statement {
         sqlite3_column_name(handle, Int32(index)).map { String(cString: $0) } ?? ""
     }
 
+    /// Whether column `index` (0-based) of the current row is NULL (its value is not read).
+    public func isNull(at index: Int) -> Bool { sqlite3_column_type(handle, Int32(index)) == SQLITE_NULL }
+
+    /// The UTF-8 bytes of column `index` (0-based) of the current row when it is text, passed to `body`
+    /// without making a `String` (nil for another storage class). The bytes are valid only within `body`.
+    public func withText<T>(at index: Int, _ body: (UnsafeBufferPointer<UInt8>) throws -> T) rethrows -> T? {
+        let column = Int32(index)
+        guard sqlite3_column_type(handle, column) == SQLITE_TEXT else { return nil }
+        guard let text = sqlite3_column_text(handle, column) else {
+            return try body(UnsafeBufferPointer(start: nil, count: 0))
+        }
+        return try body(UnsafeBufferPointer(start: text, count: Int(sqlite3_column_bytes(handle, column))))
+    }
+
     /// The value of column `index` (0-based) of the current row, in its storage class.
     public func value(at index: Int) -> SQLiteValue {
         let column = Int32(index)
@@ -126,6 +140,15 @@ public struct Row {
 
     /// The value of column `index` (0-based).
     public subscript(index: Int) -> SQLiteValue { statement.value(at: index) }
+
+    /// The UTF-8 bytes of column `index` (0-based) when it is text, passed to `body` without making a
+    /// `String` (nil for another storage class); valid only within `body`.
+    public func withText<T>(_ index: Int, _ body: (UnsafeBufferPointer<UInt8>) throws -> T) rethrows -> T? {
+        try statement.withText(at: index, body)
+    }
+
+    /// Whether column `index` (0-based) is NULL, without reading its value.
+    public func isNull(_ index: Int) -> Bool { statement.isNull(at: index) }
 
     /// The name of column `index` (0-based).
     public func name(_ index: Int) -> String { statement.columnName(index) }

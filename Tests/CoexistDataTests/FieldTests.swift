@@ -1,3 +1,4 @@
+import CoexistDemo
 import CoexistModel
 import CoexistStore
 import Foundation
@@ -102,6 +103,19 @@ final class PlainTask: PersistentModel {
             .attribute("id", \.id), .attribute("title", \.title), .attribute("priority", \.priority),
             .attribute("createdAt", \.createdAt),
         ]
+    )
+    required init() {}
+}
+
+/// A backed task whose notes are an optional field: its conversion is not one of the common types'.
+final class OptionalNotesTask: BackedModel {
+    let persistentBackingData = BackingData()
+    @Field var id = UUID()
+    @Field var title = ""
+    @Field var notes: String? = "initial"
+    static let schema = RecordSchema<OptionalNotesTask>(
+        entity: "Task",
+        [.attribute("id", \.id), .attribute("notes", \.notes), .attribute("title", \.title)]
     )
     required init() {}
 }
@@ -250,6 +264,41 @@ final class PlainTask: PersistentModel {
         try writer.save()
         let fetched = try #require(try file.context("reader").fetch(FetchDescriptor<GenericTask<Int>>()).first)
         #expect(fetched.title == "title 999" && fetched.notes == "notes 999" && fetched.id == task.id)
+    }
+
+    @Test func aFetchGivesEveryStoredValueAndTheRecordsItHoldsAgain() throws {
+        let writer = try file.context("app")
+        let category = DemoCategory(name: "Home")
+        let dated = DemoTask(
+            title: "dated",
+            isCompleted: true,
+            createdAt: Date(timeIntervalSince1970: 1_000),
+            priority: 3
+        )
+        dated.notes = "some notes"
+        let related = DemoTask(title: "related", priority: -2, category: category)
+        for record in [dated, related] { writer.insert(record) }
+        try writer.save()
+
+        let reader = try file.context("reader")
+        let fetched = try reader.fetch(FetchDescriptor<DemoTask>(sortBy: [SortDescriptor(\.priority)]))
+        #expect(fetched.map(\.title) == ["related", "dated"])
+        let (first, second) = (fetched[0], fetched[1])
+        #expect(first.id == related.id && first.priority == -2 && !first.isCompleted && first.notes.isEmpty)
+        #expect(first.category?.name == "Home" && first.category?.tasks.first === first)
+        #expect(second.id == dated.id && second.isCompleted && second.notes == "some notes")
+        #expect(second.createdAt == Date(timeIntervalSince1970: 1_000) && second.category == nil)
+        #expect(!reader.hasChanges)
+
+        // A context that holds records gets the same objects back, its unsaved edits kept.
+        second.title = "edited"
+        let again = try reader.fetch(FetchDescriptor<DemoTask>(sortBy: [SortDescriptor(\.priority)]))
+        #expect(again.count == 2 && again[0] === first && again[1] === second)
+        #expect(second.title == "edited")
+
+        // Fields whose conversion is the property type's own (an optional) read the stored value too.
+        let optional = try file.context("other").fetch(FetchDescriptor<OptionalNotesTask>())
+        #expect(Set(optional.map(\.notes)) == ["", "some notes"])
     }
 
     @Test func plainRecordsAreSavedRolledBackAndMergedAsBefore() throws {

@@ -35,6 +35,20 @@ import Testing
         #expect(classes == values.map(\.storageClass))
     }
 
+    @Test func textIsReadWithoutAStringAndNullWithoutAValue() throws {
+        let directory = try TemporaryDirectory()
+        let connection = try Connection(
+            path: directory.file("a.sqlite"),
+            options: OpenOptions(access: .readWriteCreate)
+        )
+        var seen: [(isNull: Bool, text: [UInt8]?)] = []
+        try connection.forEachRow("SELECT 'héllo', NULL, 7, x'0102', ''") { row in
+            for index in 0..<row.count { seen.append((row.isNull(index), row.withText(index) { Array($0) })) }
+        }
+        #expect(seen.map(\.isNull) == [false, true, false, false, false])
+        #expect(seen.map(\.text) == [Array("héllo".utf8), nil, nil, nil, []])
+    }
+
     @Test func errorsCarryCodeMessageAndSQLButNotValues() throws {
         let directory = try TemporaryDirectory()
         let connection = try Connection(

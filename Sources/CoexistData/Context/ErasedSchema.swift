@@ -1,4 +1,5 @@
 import CoexistModel
+import CoexistStore
 import Foundation
 
 extension PersistentModel {
@@ -68,6 +69,8 @@ final class ErasedSchema: @unchecked Sendable {
     /// By attribute slot: whether it is a ``Field`` (kept in the backing data), found by ``findFields()``
     /// before the schema is shared (all false for a type that is not a ``BackedModel``).
     private(set) var isField: [Bool]
+    /// Whether every attribute is a field (and there is at least one).
+    private(set) var everyAttributeIsField = false
     /// The attribute slots of fields by the identity of the key path their accessor passed at the probe (found
     /// by ``findFields()``), with that key path: held, so that no other object can have its identity.
     private var fieldSlotsByIdentity: [ObjectIdentifier: (keyPath: AnyKeyPath, slot: Int)] = [:]
@@ -75,6 +78,9 @@ final class ErasedSchema: @unchecked Sendable {
     private let probe: ((ErasedSchema) -> (fields: [Bool], keyPaths: [Int: AnyKeyPath]))?
     let attributes: [AttributeSlot]
     let relationships: [RelationshipSlot]
+    /// By relationship slot, no target: a snapshot's relationships when the record has none (one array
+    /// for every such record).
+    let noTargets: [[ObjectRef]]
     /// Slots by property name.
     let attributeSlots: [String: Int]
     let relationshipSlots: [String: Int]
@@ -125,6 +131,7 @@ final class ErasedSchema: @unchecked Sendable {
         isField = Array(repeating: false, count: attributes.count)
         self.attributes = attributes
         self.relationships = relationships
+        noTargets = Array(repeating: [], count: relationships.count)
         attributeSlots = Dictionary(attributes.enumerated().map { ($1.name, $0) }) { first, _ in first }
         relationshipSlots = Dictionary(relationships.enumerated().map { ($1.name, $0) }) { first, _ in first }
     }
@@ -134,6 +141,7 @@ final class ErasedSchema: @unchecked Sendable {
         guard let probe else { return }
         let found = probe(self)
         isField = found.fields
+        everyAttributeIsField = !isField.isEmpty && isField.allSatisfy { $0 }
         for (slot, keyPath) in found.keyPaths { fieldSlotsByIdentity[ObjectIdentifier(keyPath)] = (keyPath, slot) }
     }
 

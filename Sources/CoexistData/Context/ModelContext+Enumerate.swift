@@ -32,9 +32,9 @@ extension ModelContext {
         var batch: [(ref: ObjectRef, values: StoredRow?)] = []
         var layouts = RecordLayouts(schema: Model.erasedSchema, only: try fetchedNames(descriptor, plan))
         func flush() throws {
-            try materialize(batch.compactMap { ref, values in values.map { (ref, $0) } })
+            try materialize(batch.compactMap { $0.values })
             for (ref, _) in batch where remaining > 0 {
-                guard let record = byRef[ref].flatMap({ registrations[$0] })?.object as? Model else { continue }
+                guard let record = byRef[ref]?.object as? Model else { continue }
                 if registrations[ObjectIdentifier(record)]?.deleted == true { continue }
                 if !plan.exact, let filter = descriptor.combined, try !filter.evaluate(record) { continue }
                 if skip > 0 {
@@ -50,7 +50,7 @@ extension ModelContext {
         try store.connection.forEachRow(plan.sql, plan.arguments) { row in
             guard remaining > 0 else { return }
             let ref = ObjectRef(entity: row[1].textValue ?? Model.schema.entity, id: row[0].textValue ?? "")
-            if let held = byRef[ref].flatMap({ registrations[$0] }) {
+            if let held = byRef[ref] {
                 // A held partial record is filled as a fetch fills it: from a full row of its own type.
                 if !held.unfetched.isEmpty, layouts.only == nil, held.schema.type == layouts.schema.type {
                     try fill(held, from: layouts.read(row, ref, store))

@@ -21,11 +21,13 @@ extension ModelContext {
         // Each row's values come with it: records are made after the query, without a query each.
         // By row: the record the context held, or nil for the next of the records made after the query.
         var found: [Registration?] = []
-        var unheld: [(ref: ObjectRef, row: StoredRow)] = []
+        var unheld: [StoredRow] = []
         var layouts = RecordLayouts(schema: Model.erasedSchema, only: try fetchedNames(descriptor, plan))
+        // A context that holds nothing yet (the common first fetch) looks nothing up.
+        let holdsNone = byRef.isEmpty
         try store.connection.forEachRow(plan.sql, plan.arguments) { row in
             let ref = ObjectRef(entity: row[1].textValue ?? Model.schema.entity, id: row[0].textValue ?? "")
-            if let held = byRef[ref].flatMap({ registrations[$0] }) {
+            if !holdsNone, let held = byRef[ref] {
                 // Filled from this row only when the held record is of the fetch's type (the slots are its).
                 if !held.unfetched.isEmpty, layouts.only == nil, held.schema.type == layouts.schema.type {
                     try fill(held, from: layouts.read(row, ref, store))
@@ -33,10 +35,11 @@ extension ModelContext {
                 found.append(held)
             } else {
                 found.append(nil)
-                unheld.append((ref, try layouts.read(row, ref, store)))
+                unheld.append(try layouts.read(row, ref, store))
             }
         }
-        var made = try materialize(unheld).makeIterator()
+        // The query reads each row once (by primary key): the references are distinct.
+        var made = try materialize(unheld, distinct: true).makeIterator()
         var result: [Model] = []
         result.reserveCapacity(found.count)
         for registration in found {
@@ -67,7 +70,7 @@ extension ModelContext {
         var identifiers: [PersistentIdentifier] = []
         try store.connection.forEachRow(plan.sql, plan.arguments) { row in
             let ref = ObjectRef(entity: row[1].textValue ?? Model.schema.entity, id: row[0].textValue ?? "")
-            if let held = byRef[ref], registrations[held]?.deleted == true { return }
+            if byRef[ref]?.deleted == true { return }
             identifiers.append(ref)
         }
         if !plan.limitedInSQL {
@@ -211,9 +214,10 @@ extension ModelContext {
     var hasPendingDeletes: Bool { registrations.values.contains(where: \.deleted) }
 }
 
-/// A row a fetch read, before its record is made: its attribute values and to-ones as the store decoded
-/// them, and how they map onto the record type's slots.
+/// A row a fetch read, before its record is made: its reference, its attribute values and to-ones as the
+/// store decoded them, and how they map onto the record type's slots.
 struct StoredRow {
+    let ref: ObjectRef
     let layout: RecordLayout
     let attributes: [AttributeValue]
     let toOnes: [[ObjectRef]]
@@ -233,8 +237,11 @@ final class RecordLayout {
 
     let schema: ErasedSchema
     let decoder: RowDecoder
-    /// By attribute slot of the record type.
+    /// By attribute slot of the record type: a position among the row's decoded attributes.
     let attributeSources: [Source]
+    /// The decoder's attributes a row reads, in the order of its decoded attributes: the record's slots when
+    /// every slot is read (a row's values are then by slot), else every attribute of the entity (nil).
+    let decoded: [Int]?
     /// By relationship slot: the position of its targets among the decoded to-ones (nil: read with a query).
     let toOneSources: [Int?]
     /// The relationship slots whose targets are read with a query.
@@ -246,13 +253,24 @@ final class RecordLayout {
         self.decoder = decoder
         let attributes = Dictionary(decoder.attributeNames.enumerated().map { ($1, $0) }) { first, _ in first }
         let toOnes = Dictionary(decoder.toOneNames.enumerated().map { ($1, $0) }) { first, _ in first }
-        attributeSources = schema.attributes.map { attribute in
+        let sources: [Source] = schema.attributes.map { attribute in
             if let only, !only.contains(attribute.name) { return .skipped }
             return attributes[attribute.name].map { .position($0) } ?? .absent
         }
-        let sources = schema.relationships.map { $0.kind == .toOne ? toOnes[$0.name] : nil }
-        toOneSources = sources
-        queriedSlots = sources.indices.filter { sources[$0] == nil }
+        let positions = sources.compactMap { source -> Int? in
+            if case .position(let position) = source { return position }
+            return nil
+        }
+        if positions.count == sources.count {
+            decoded = positions
+            attributeSources = sources.indices.map { .position($0) }
+        } else {
+            decoded = nil
+            attributeSources = sources
+        }
+        let targets = schema.relationships.map { $0.kind == .toOne ? toOnes[$0.name] : nil }
+        toOneSources = targets
+        queriedSlots = targets.indices.filter { targets[$0] == nil }
     }
 }
 
@@ -286,8 +304,10 @@ struct RecordLayouts {
         }
         last = layout
         return StoredRow(
+            ref: ref,
             layout: layout,
-            attributes: try layout.decoder.attributes(of: row, id: ref.id),
+            attributes: try layout.decoded.map { try layout.decoder.attributes(of: row, id: ref.id, at: $0) }
+                ?? layout.decoder.attributes(of: row, id: ref.id),
             toOnes: layout.decoder.toOnes(of: row)
         )
     }

@@ -6,15 +6,17 @@ import CoexistStore
 /// time, with one query per relationship and one per table for the targets not held yet (in chunks), never
 /// a query per record, and without recursion however long the paths.
 extension ModelContext {
-    /// A record made for a stored row whose relationships are not loaded yet (a class: a level's loops pass
-    /// each by reference, not by copying its fields).
-    final class Unloaded {
+    /// A record made for a stored row whose relationships are not loaded yet.
+    struct Unloaded {
         let registration: Registration
         /// The row's layout and to-one targets: those its relationships' targets the row named already
         /// (nil when the row named none: every target is read with a query).
         let row: (layout: RecordLayout, toOnes: [[ObjectRef]])?
         /// Its attributes as it holds them, by slot: its snapshot's.
         let attributes: [AttributeValue]
+        /// Whether its row named the targets of every relationship, and none (most records a fetch makes):
+        /// there is nothing to read or make for it.
+        let namesNoTarget: Bool
 
         init(
             registration: Registration,
@@ -24,6 +26,7 @@ extension ModelContext {
             self.registration = registration
             self.row = row
             self.attributes = attributes
+            namesNoTarget = row.map { $0.layout.queriedSlots.isEmpty && $0.toOnes.allSatisfy { $0.isEmpty } } ?? false
         }
 
         /// The targets of relationship `slot` its row named (nil: read with a query).
@@ -55,20 +58,21 @@ extension ModelContext {
     /// The record object for `ref`: the registered one, or a new one loaded from the database with what it
     /// reaches (nil when the row does not exist).
     func materialize(_ ref: ObjectRef, as type: (any PersistentModel.Type)?) throws -> AnyObject? {
-        if let known = byRef[ref], let registration = registrations[known] { return registration.object }
+        if let registration = byRef[ref] { return registration.object }
         guard let schema = type?.erasedSchema else { return nil }
         var layouts = RecordLayouts(schema: schema)
-        var rows: [(ObjectRef, StoredRow)] = []
-        try store.forEachRow(of: [ref]) { found, row in rows.append((found, try layouts.read(row, found, store))) }
+        var rows: [StoredRow] = []
+        try store.forEachRow(of: [ref]) { found, row in rows.append(try layouts.read(row, found, store)) }
         try materialize(rows)
-        return byRef[ref].flatMap { registrations[$0] }?.object
+        return byRef[ref]?.object
     }
 
-    /// Makes a record for each of `rows` (references not registered yet, with what a query read of each),
+    /// Makes a record for each of `rows` (rows a query read, of references not registered yet),
     /// then loads everything they reach: the registration of each row, in their order (a reference given
-    /// twice is made once). On error, no record made here stays registered.
+    /// twice is made once; `distinct`: the caller knows none is given twice or held, and none is looked up).
+    /// On error, no record made here stays registered.
     @discardableResult
-    func materialize(_ rows: [(ref: ObjectRef, row: StoredRow)]) throws -> [Registration] {
+    func materialize(_ rows: [StoredRow], distinct: Bool = false) throws -> [Registration] {
         var made: [Unloaded] = []
         made.reserveCapacity(rows.count)
         var result: [Registration] = []
@@ -77,11 +81,11 @@ extension ModelContext {
         registrations.reserveCapacity(registrations.count + rows.count)
         byRef.reserveCapacity(byRef.count + rows.count)
         do {
-            for (ref, row) in rows {
-                if let held = byRef[ref].flatMap({ registrations[$0] }) {
+            for row in rows {
+                if !distinct, let held = byRef[row.ref] {
                     result.append(held)
                 } else {
-                    let unloaded = try make(ref, row)
+                    let unloaded = try make(row)
                     made.append(unloaded)
                     result.append(unloaded.registration)
                 }
@@ -105,22 +109,52 @@ extension ModelContext {
 
     /// A new registered record for the stored row of `ref`, its attributes set (partial when the layout
     /// reads some of them only), its relationships not loaded yet.
-    private func make(_ ref: ObjectRef, _ row: StoredRow) throws -> Unloaded {
+    private func make(_ row: StoredRow) throws -> Unloaded {
         let schema = row.layout.schema
         let object = schema.make()
-        // A field's value goes to the backing data, all at once after the loop; a plain property's is set
-        // through its key path now.
         let backing = schema.backing?(object)
-        let attributes = schema.attributes
-        let isField = schema.isField
-        let sources = row.layout.attributeSources
+        var held: [AttributeValue]
+        var unfetched: [Int] = []
+        // Most often every attribute is a field, the row holds them by slot, and the properties keep each as
+        // it is: the row's values are the record's.
+        if backing != nil, schema.everyAttributeIsField, row.layout.decoded != nil,
+            row.attributes.count == schema.attributes.count,
+            schema.attributes.indices.allSatisfy({ schema.attributes[$0].conversion.keeps(row.attributes[$0]) })
+        {
+            held = row.attributes
+        } else {
+            held = try attributes(of: row, for: object, fields: backing != nil, unfetched: &unfetched)
+        }
+        backing?.fill(&held, unfetched: unfetched, of: object, schema)
+        let registration = Registration(object: object, ref: row.ref, schema: schema)
+        registration.unfetched = unfetched
+        registrations[ObjectIdentifier(object)] = registration
+        byRef[row.ref] = registration
+        insertionOrder.append(ObjectIdentifier(object))
+        return Unloaded(
+            registration: registration,
+            row: (row.layout, row.toOnes),
+            attributes: held
+        )
+    }
+
+    /// The attributes `object` (just made) holds for `row`, by slot, converted as its properties give them
+    /// back: a field's value is returned only (the caller fills the backing data with them at once), a plain
+    /// property's is set through its key path; the slots the layout skips are appended to `unfetched`.
+    private func attributes(
+        of row: StoredRow,
+        for object: AnyObject,
+        fields: Bool,
+        unfetched: inout [Int]
+    ) throws -> [AttributeValue] {
+        let attributes = row.layout.schema.attributes
+        let isField = row.layout.schema.isField
         var held: [AttributeValue] = []
         held.reserveCapacity(attributes.count)
-        var unfetched: [Int] = []
         for slot in attributes.indices {
-            let field = backing != nil && isField[slot]
+            let field = fields && isField[slot]
             let value: AttributeValue
-            switch sources[slot] {
+            switch row.layout.attributeSources[slot] {
             case .position(let position): value = row.attributes[position]
             case .absent: value = .null
             case .skipped:
@@ -135,22 +169,12 @@ extension ModelContext {
             guard let kept else {
                 throw StoreError.invalidData(
                     path: store.path,
-                    detail: "\(ref): the stored \(attributes[slot].name) does not fit the record type's property"
+                    detail: "\(row.ref): the stored \(attributes[slot].name) does not fit the record type's property"
                 )
             }
             held.append(kept)
         }
-        backing?.fill(&held, unfetched: unfetched, of: object, schema)
-        let registration = Registration(object: object, ref: ref, schema: schema)
-        registration.unfetched = unfetched
-        registrations[ObjectIdentifier(object)] = registration
-        byRef[ref] = ObjectIdentifier(object)
-        insertionOrder.append(ObjectIdentifier(object))
-        return Unloaded(
-            registration: registration,
-            row: (row.layout, row.toOnes),
-            attributes: held
-        )
+        return held
     }
 
     /// Loads the relationships of `level`, makes the targets not held yet and loads theirs in turn, a level
@@ -160,7 +184,7 @@ extension ModelContext {
     /// points at a record the context no longer holds (a later save would insert it again).
     private func load(_ first: [Unloaded], new: Bool) throws {
         var level = first
-        var made = new ? first.map(\.registration) : []
+        var made = new ? first.map { $0.registration } : []
         var previous: [(Registration, [[AnyObject]], Snapshot?)] = []
         var isFirstLevel = true
         do {
@@ -169,10 +193,10 @@ extension ModelContext {
                 var next: [Unloaded] = []
                 for (type, refs) in unheldTargets(level, targets) {
                     var layouts = RecordLayouts(schema: type.erasedSchema)
-                    var rows: [(ObjectRef, StoredRow)] = []
-                    try store.forEachRow(of: refs) { ref, row in rows.append((ref, try layouts.read(row, ref, store))) }
-                    for (ref, row) in rows where byRef[ref] == nil {
-                        let unloaded = try make(ref, row)
+                    var rows: [StoredRow] = []
+                    try store.forEachRow(of: refs) { ref, row in rows.append(try layouts.read(row, ref, store)) }
+                    for row in rows where byRef[row.ref] == nil {
+                        let unloaded = try make(row)
                         made.append(unloaded.registration)
                         next.append(unloaded)
                     }
@@ -185,17 +209,27 @@ extension ModelContext {
                         let objects = registration.schema.relationships.map { $0.read(registration.object) }
                         previous.append((registration, objects, registration.snapshot))
                     }
-                    var relationships: [[ObjectRef]] = []
-                    relationships.reserveCapacity(registration.schema.relationships.count)
+                    if unloaded.namesNoTarget {
+                        for relationship in registration.schema.relationships {
+                            relationship.write(registration.object, [])
+                        }
+                        registration.snapshot = Snapshot(
+                            attributes: unloaded.attributes,
+                            relationships: registration.schema.noTargets
+                        )
+                        continue
+                    }
+                    // Shared by the records that have no target: copied only for one that has.
+                    var relationships = registration.schema.noTargets
                     for (slot, relationship) in registration.schema.relationships.enumerated() {
                         var refs: [ObjectRef] = []
                         var objects: [AnyObject] = []
                         for ref in targets.of(unloaded, slot) {
-                            guard let held = byRef[ref].flatMap({ registrations[$0] }) else { continue }
+                            guard let held = byRef[ref] else { continue }
                             refs.append(ref)
                             objects.append(held.object)
                         }
-                        relationships.append(refs)
+                        if !refs.isEmpty { relationships[slot] = refs }
                         relationship.write(registration.object, objects)
                     }
                     registration.snapshot = Snapshot(attributes: unloaded.attributes, relationships: relationships)
@@ -219,7 +253,7 @@ extension ModelContext {
     /// with one query per relationship.
     private func relationshipTargets(of level: [Unloaded]) throws -> Targets {
         var owners: [String: [ObjectRef]] = [:]
-        for unloaded in level {
+        for unloaded in level where !unloaded.namesNoTarget {
             for slot in unloaded.queriedSlots {
                 owners[unloaded.registration.schema.relationships[slot].name, default: []]
                     .append(unloaded.registration.ref)
@@ -253,9 +287,8 @@ extension ModelContext {
                 groups[key]?.refs.append(ref)
             }
         }
-        for unloaded in level {
-            // Most often the row named every target, and none: nothing to look at.
-            if let row = unloaded.row, row.layout.queriedSlots.isEmpty, row.toOnes.allSatisfy(\.isEmpty) { continue }
+        // Most often the row named every target, and none: nothing to look at.
+        for unloaded in level where !unloaded.namesNoTarget {
             // In slot order: the targets the row named, or those a query read.
             for slot in unloaded.registration.schema.relationships.indices {
                 if let row = unloaded.row, let position = row.layout.toOneSources[slot] {

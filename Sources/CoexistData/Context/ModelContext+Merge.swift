@@ -86,7 +86,7 @@ extension ModelContext {
                 for entry in transaction.changes where entry.side == .new {
                     guard let entity = entry.entity, let id = entry.objectID else { continue }
                     let identifier = PersistentIdentifier(entityName: entity, id: id)
-                    let held = byRef[ObjectRef(entity: entity, id: id)].flatMap { registrations[$0] }
+                    let held = byRef[ObjectRef(entity: entity, id: id)]
                     if let held, !isUnchanged(held) { change.conflicts.insert(identifier) }
                     switch entry.type {
                     case .insert: change.inserted.insert(identifier)

@@ -19,7 +19,7 @@ extension ModelContext {
             guard let snapshot = registration.snapshot else { continue }
             for (slot, relationship) in registration.schema.relationships.enumerated() {
                 let objects = snapshot.relationships[slot].compactMap { ref in
-                    byRef[ref].flatMap { registrations[$0]?.object }
+                    byRef[ref]?.object
                 }
                 relationship.write(registration.object, objects)
             }

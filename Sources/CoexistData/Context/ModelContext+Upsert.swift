@@ -45,7 +45,7 @@ extension ModelContext {
                     guard key.count == constraint.count,
                         let stored = try store.refs(of: owner.name, holding: key).first,
                         stored.entity == registration.ref.entity,
-                        byRef[stored].map({ $0 == ObjectIdentifier(registration.object) }) ?? true
+                        byRef[stored].map({ $0 === registration }) ?? true
                     else { continue }
                     if let adoption = try adopt(stored, into: registration) { adoptions.append(adoption) }
                     break search
@@ -86,7 +86,7 @@ extension ModelContext {
         let adoption = Adoption(registration: registration, ref: registration.ref, identity: identity, filled: filled)
         byRef[registration.ref] = nil
         registration.ref = ref
-        byRef[ref] = ObjectIdentifier(registration.object)
+        byRef[ref] = registration
         registration.snapshot = Snapshot(
             attributes: registration.schema.attributes.map { attributes[$0.name] ?? .null },
             relationships: relationships
@@ -101,7 +101,7 @@ extension ModelContext {
             let registration = adoption.registration
             byRef[registration.ref] = nil
             registration.ref = adoption.ref
-            byRef[adoption.ref] = ObjectIdentifier(registration.object)
+            byRef[adoption.ref] = registration
             registration.snapshot = nil
             if let identity = adoption.identity {
                 _ = registration.schema.attribute(identity.name)?.write(registration.object, identity.value)

@@ -41,7 +41,7 @@ public final class ModelContext {
     /// Recorded with every save: author, context name, process.
     public var metadata: SaveMetadata
     var registrations: [ObjectIdentifier: Registration] = [:]
-    var byRef: [ObjectRef: ObjectIdentifier] = [:]
+    var byRef = RegistrationIndex()
     var insertionOrder: [ObjectIdentifier] = []
     /// The last history token merged (``mergeChangesFromStore()``); the file's last token at creation.
     public internal(set) var lastMergedToken: Int64 = 0
@@ -112,7 +112,7 @@ public final class ModelContext {
         let ref = ObjectRef(entity: schema.entity, id: id ?? UUID().uuidString.lowercased())
         let registration = Registration(object: object, ref: ref, schema: schema)
         registrations[ObjectIdentifier(object)] = registration
-        byRef[ref] = ObjectIdentifier(object)
+        byRef[ref] = registration
         insertionOrder.append(ObjectIdentifier(object))
         return registration
     }

@@ -203,6 +203,18 @@ enum AttributeConversion: Sendable {
             }
     }
 
+    /// Whether a property of this kind gives `value` back as it is (false when it does not fit, and for
+    /// `.other`, whose conversion only `convert` knows).
+    func keeps(_ value: AttributeValue) -> Bool {
+        switch (self, value) {
+        case (.string, .string), (.int64, .integer), (.boolean, .boolean), (.double, .double), (.date, .date):
+            return true
+        case (.int, .integer(let number)): return Int(exactly: number) != nil
+        case (.uuid, .uuid(let bytes)): return bytes.count == 16
+        default: return false
+        }
+    }
+
     /// `value` as a property of this kind gives it back (nil when it does not fit), or `convert`'s answer
     /// for `.other`.
     func apply(_ value: AttributeValue, _ convert: (AttributeValue) -> AttributeValue?) -> AttributeValue? {

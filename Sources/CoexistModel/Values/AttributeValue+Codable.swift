@@ -108,29 +108,32 @@ public enum UUIDText {
     /// The 16 bytes of a UUID written as text (either case), or nil.
     public static func bytes(_ text: String) -> [UInt8]? {
         var text = text
-        return text.withUTF8 { digits -> [UInt8]? in
-            guard digits.count == 36 else { return nil }
-            // Looked up in a table: random hex digits make a branch per digit mispredict half the time.
-            var invalid: UInt8 = 0
-            let bytes = hexDigits.withUnsafeBufferPointer { table in
-                [UInt8](unsafeUninitializedCapacity: 16) { output, count in
-                    var position = 0
-                    for index in 0..<16 {
-                        if index == 4 || index == 6 || index == 8 || index == 10 {
-                            invalid |= digits[position] == UInt8(ascii: "-") ? 0 : 0x10
-                            position += 1
-                        }
-                        let high = table[Int(digits[position])]
-                        let low = table[Int(digits[position + 1])]
-                        invalid |= high | low
-                        output[index] = high << 4 | low
-                        position += 2
+        return text.withUTF8 { bytes(utf8: $0) }
+    }
+
+    /// The 16 bytes of a UUID whose text (either case) is the UTF-8 `digits`, or nil.
+    public static func bytes(utf8 digits: UnsafeBufferPointer<UInt8>) -> [UInt8]? {
+        guard digits.count == 36 else { return nil }
+        // Looked up in a table: random hex digits make a branch per digit mispredict half the time.
+        var invalid: UInt8 = 0
+        let bytes = hexDigits.withUnsafeBufferPointer { table in
+            [UInt8](unsafeUninitializedCapacity: 16) { output, count in
+                var position = 0
+                for index in 0..<16 {
+                    if index == 4 || index == 6 || index == 8 || index == 10 {
+                        invalid |= digits[position] == UInt8(ascii: "-") ? 0 : 0x10
+                        position += 1
                     }
-                    count = 16
+                    let high = table[Int(digits[position])]
+                    let low = table[Int(digits[position + 1])]
+                    invalid |= high | low
+                    output[index] = high << 4 | low
+                    position += 2
                 }
+                count = 16
             }
-            return invalid & 0xF0 == 0 ? bytes : nil
         }
+        return invalid & 0xF0 == 0 ? bytes : nil
     }
 
     /// Lower-case canonical text of 16 bytes.

@@ -18,6 +18,8 @@ public final class RowDecoder {
     /// column), in the order ``toOnes(of:)`` gives them.
     public let toOneNames: [String]
     let toOnes: [(position: Int?, destination: String)]
+    /// What ``toOnes(of:)`` gives for a row that names no target: made once, shared by those rows.
+    private let noTargets: [[ObjectRef]]
 
     init(
         entity: String,
@@ -35,26 +37,33 @@ public final class RowDecoder {
         self.attributes = attributes
         self.toOneNames = toOneNames
         self.toOnes = toOnes
+        noTargets = Array(repeating: [], count: toOnes.count)
     }
 
     /// The attribute values of the row `id`, in the order of ``attributeNames``.
     public func attributes(of row: Row, id: String) throws -> [AttributeValue] {
         var values: [AttributeValue] = []
         values.reserveCapacity(attributes.count)
-        for (name, type, external, position) in attributes {
-            do {
-                let stored = position.map { row[$0] } ?? .null
-                values.append(try NewValueCodec.decode(stored, type: type, name: name, external: external))
-            } catch {
-                throw StoreError.invalidData(path: path, detail: "\(table) row \(id): \(error)")
-            }
-        }
+        for index in attributes.indices { values.append(try attribute(at: index, of: row, id: id)) }
+        return values
+    }
+
+    /// The values of the attributes at `indices` of ``attributeNames`` in the row `id`, in the order of
+    /// `indices`.
+    public func attributes(of row: Row, id: String, at indices: [Int]) throws -> [AttributeValue] {
+        var values: [AttributeValue] = []
+        values.reserveCapacity(indices.count)
+        for index in indices { values.append(try attribute(at: index, of: row, id: id)) }
         return values
     }
 
     /// The value of the attribute at `index` of ``attributeNames`` in the row `id`.
     public func attribute(at index: Int, of row: Row, id: String) throws -> AttributeValue {
         let (name, type, external, position) = attributes[index]
+        // A UUID is read from the column's bytes, without a string made first.
+        if type == .uuid, let position, let parsed = row.withText(position, UUIDText.bytes(utf8:)), let bytes = parsed {
+            return .uuid(bytes)
+        }
         do {
             return try NewValueCodec.decode(
                 position.map { row[$0] } ?? .null,
@@ -69,7 +78,9 @@ public final class RowDecoder {
 
     /// The targets of the to-ones the row names, in the order of ``toOneNames`` (empty for a NULL key).
     public func toOnes(of row: Row) -> [[ObjectRef]] {
-        toOnes.map { position, destination in
+        // Most rows name none: they share one value instead of an array each.
+        guard toOnes.contains(where: { $0.position.map { !row.isNull($0) } ?? false }) else { return noTargets }
+        return toOnes.map { position, destination in
             position.flatMap { row[$0].textValue }.map { [ObjectRef(entity: destination, id: $0)] } ?? []
         }
     }
