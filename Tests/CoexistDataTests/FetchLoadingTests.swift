@@ -128,6 +128,27 @@ final class DeepCategory: PersistentModel {
         #expect(try reader.save() == nil)
     }
 
+    @Test func aColumnTheRecordDoesNotReadIsNotChecked() throws {
+        let writer = try file.context("app")
+        writer.insert(DemoTask(title: "dated"))
+        try writer.save()
+        // A boolean that is neither 0 nor 1 (past the column's CHECK, as another program might write it).
+        try writer.store.connection.execute("PRAGMA ignore_check_constraints = ON")
+        try writer.store.connection.execute("UPDATE task SET is_completed = 2")
+
+        // OptionalNotesTask maps no isCompleted: its fetch, whole or partial, reads the rest.
+        let reader = try file.context("reader")
+        #expect(try reader.fetch(FetchDescriptor<OptionalNotesTask>()).map(\.title) == ["dated"])
+        var partial = FetchDescriptor<OptionalNotesTask>()
+        partial.propertiesToFetch = [\.title]
+        #expect(try file.context("partial").fetch(partial).map(\.title) == ["dated"])
+        // A record that reads it is refused, whole or partial.
+        #expect(throws: StoreError.self) { try file.context("completion").fetch(FetchDescriptor<DemoTask>()) }
+        var completion = FetchDescriptor<DemoTask>()
+        completion.propertiesToFetch = [\.isCompleted]
+        #expect(throws: StoreError.self) { try file.context("partial completion").fetch(completion) }
+    }
+
     @Test func aFailureTwoLevelsDownLeavesNoRecordBehind() throws {
         let writer = try file.context("app")
         let category = DemoCategory(name: "Home")

@@ -239,9 +239,12 @@ final class RecordLayout {
     let decoder: RowDecoder
     /// By attribute slot of the record type: a position among the row's decoded attributes.
     let attributeSources: [Source]
-    /// The decoder's attributes a row reads, in the order of its decoded attributes: the record's slots when
-    /// every slot is read (a row's values are then by slot), else every attribute of the entity (nil).
-    let decoded: [Int]?
+    /// The decoder's attributes a row reads (those the record maps and reads), in the record's slot order:
+    /// a column the record does not read is neither decoded nor checked.
+    let decoded: [Int]
+    /// Whether the row's decoded values are the record's attributes by slot (it reads every one, and the
+    /// entity stores each).
+    let bySlot: Bool
     /// By relationship slot: the position of its targets among the decoded to-ones (nil: read with a query).
     let toOneSources: [Int?]
     /// The relationship slots whose targets are read with a query.
@@ -253,21 +256,15 @@ final class RecordLayout {
         self.decoder = decoder
         let attributes = Dictionary(decoder.attributeNames.enumerated().map { ($1, $0) }) { first, _ in first }
         let toOnes = Dictionary(decoder.toOneNames.enumerated().map { ($1, $0) }) { first, _ in first }
-        let sources: [Source] = schema.attributes.map { attribute in
+        var decoded: [Int] = []
+        attributeSources = schema.attributes.map { attribute in
             if let only, !only.contains(attribute.name) { return .skipped }
-            return attributes[attribute.name].map { .position($0) } ?? .absent
+            guard let position = attributes[attribute.name] else { return .absent }
+            decoded.append(position)
+            return .position(decoded.count - 1)
         }
-        let positions = sources.compactMap { source -> Int? in
-            if case .position(let position) = source { return position }
-            return nil
-        }
-        if positions.count == sources.count {
-            decoded = positions
-            attributeSources = sources.indices.map { .position($0) }
-        } else {
-            decoded = nil
-            attributeSources = sources
-        }
+        self.decoded = decoded
+        bySlot = decoded.count == schema.attributes.count
         let targets = schema.relationships.map { $0.kind == .toOne ? toOnes[$0.name] : nil }
         toOneSources = targets
         queriedSlots = targets.indices.filter { targets[$0] == nil }
@@ -306,8 +303,7 @@ struct RecordLayouts {
         return StoredRow(
             ref: ref,
             layout: layout,
-            attributes: try layout.decoded.map { try layout.decoder.attributes(of: row, id: ref.id, at: $0) }
-                ?? layout.decoder.attributes(of: row, id: ref.id),
+            attributes: try layout.decoder.attributes(of: row, id: ref.id, at: layout.decoded),
             toOnes: layout.decoder.toOnes(of: row)
         )
     }

@@ -117,7 +117,7 @@ extension ModelContext {
         var unfetched: [Int] = []
         // Most often every attribute is a field, the row holds them by slot, and the properties keep each as
         // it is: the row's values are the record's.
-        if backing != nil, schema.everyAttributeIsField, row.layout.decoded != nil,
+        if backing != nil, schema.everyAttributeIsField, row.layout.bySlot,
             row.attributes.count == schema.attributes.count,
             schema.attributes.indices.allSatisfy({ schema.attributes[$0].conversion.keeps(row.attributes[$0]) })
         {
