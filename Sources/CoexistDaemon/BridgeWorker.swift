@@ -209,7 +209,12 @@ final class BridgeWorker: @unchecked Sendable {
             if connection.walFrames > 0 && !state.busy && now >= checkpointDue {
                 requestCheckpoint(connection, &state)
             }
-            var deadline = min(min(state.nextCheck, state.nextPrune), state.nextHeaderCheck)
+            var deadline = min(state.nextCheck, state.nextPrune)
+            // The header check wakes the thread itself only while a damaged header is watched, or when the
+            // fallback check is rarer than it.
+            if state.damagedSince != nil || settings.pollInterval > Self.headerCheckInterval {
+                deadline = min(deadline, state.nextHeaderCheck)
+            }
             if connection.walFrames > 0 && !state.checkpointInFlight {
                 deadline = min(deadline, max(state.lastPass + Self.quietBeforeCheckpoint, state.nextCheckpoint))
             }
@@ -347,6 +352,12 @@ final class BridgeWorker: @unchecked Sendable {
     /// ``Connection/manageCheckpoints()``) and not after every pass of a steady trickle (each checkpoint ends
     /// in an `fsync`).
     static let quietBeforeCheckpoint: UInt64 = 250_000_000
+    /// How often the file's header is checked (``checkHeader(_:_:_:)``).
+    static let headerCheckInterval: UInt64 = 1_000_000_000
+    /// How early the header check may run: it rides on the wakes of the fallback data-version check (every
+    /// `poll-interval`, 1 s by default) instead of waking the thread on its own, so an idle bridge wakes
+    /// once a second, not twice.
+    static let timerSlack: UInt64 = 100_000_000
 
     /// The WAL's bound in pages (SQLite's own auto-checkpoint's): past it, a passive checkpoint follows the
     /// pass (done whole, it lets the next commit start the WAL over, unless a reader is on the WAL then);
