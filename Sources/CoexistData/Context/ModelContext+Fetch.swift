@@ -25,8 +25,9 @@ extension ModelContext {
         var layouts = RecordLayouts(schema: Model.erasedSchema, only: try fetchedNames(descriptor, plan))
         // A context that holds nothing yet (the common first fetch) looks nothing up.
         let holdsNone = byRef.isEmpty
+        let entity = Model.schema.entity
         try store.connection.forEachRow(plan.sql, plan.arguments) { row in
-            let ref = ObjectRef(entity: row[1].textValue ?? Model.schema.entity, id: row[0].textValue ?? "")
+            let ref = ObjectRef(entity: row[1].textValue ?? entity, id: row[0].textValue ?? "")
             if !holdsNone, let held = byRef[ref] {
                 // Filled from this row only when the held record is of the fetch's type (the slots are its).
                 if !held.unfetched.isEmpty, layouts.only == nil, held.schema.type == layouts.schema.type {

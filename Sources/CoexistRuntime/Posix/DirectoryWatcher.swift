@@ -7,11 +7,14 @@ internal import Glibc
 /// Watches a directory with inotify for writes to some of its files (a database's `-wal`).
 ///
 /// The directory is watched rather than the file because SQLite creates and removes `-wal` files; events
-/// for other names are ignored. Poll ``descriptor``; call ``drain()`` when it is readable.
+/// for other names are ignored. Poll ``descriptor``; call ``drain()`` when it is readable, from one thread
+/// at a time (it reads into a buffer of its own).
 public final class DirectoryWatcher {
     /// The descriptor to poll for readability.
     public let descriptor: Int32
     private let names: Set<String>
+    /// Where ``drain()`` reads events: made once, not at every wake-up.
+    private var buffer = [UInt8](repeating: 0, count: 16_384)
 
     /// Watches `directory` for modifications of the files called `names`.
     public init(directory: String, names: Set<String>) throws(SystemError) {
@@ -32,7 +35,6 @@ public final class DirectoryWatcher {
     /// Reads every pending event; true when one concerned a watched name.
     public func drain() -> Bool {
         var relevant = false
-        var buffer = [UInt8](repeating: 0, count: 16_384)
         while true {
             let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
             if count <= 0 { return relevant }
