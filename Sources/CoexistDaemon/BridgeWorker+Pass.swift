@@ -63,7 +63,7 @@ extension BridgeWorker {
     /// writes the pages still in the WAL), and only a problem that lasts a second is reported
     /// (``DatabaseFileHeader/Problem``: the daemon exits 65).
     func checkHeader(_ engine: SyncEngine, _ now: UInt64, _ state: inout LoopState) throws {
-        guard now + Self.timerSlack >= state.nextHeaderCheck else { return }
+        guard now >= state.nextHeaderCheck else { return }
         do {
             do {
                 _ = try identity.header(live: true)
@@ -72,7 +72,10 @@ extension BridgeWorker {
                 _ = try identity.header(live: true)
             }
             state.damagedSince = nil
-            state.nextHeaderCheck = now + Self.headerCheckInterval
+            (state.nextCheck, state.nextHeaderCheck) = Self.aligned(
+                check: state.nextCheck,
+                header: now + Self.headerCheckInterval
+            )
         } catch {
             let since = state.damagedSince ?? now
             state.damagedSince = since

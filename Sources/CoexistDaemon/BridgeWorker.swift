@@ -209,12 +209,7 @@ final class BridgeWorker: @unchecked Sendable {
             if connection.walFrames > 0 && !state.busy && now >= checkpointDue {
                 requestCheckpoint(connection, &state)
             }
-            var deadline = min(state.nextCheck, state.nextPrune)
-            // The header check wakes the thread itself only while a damaged header is watched, or when the
-            // fallback check is rarer than it.
-            if state.damagedSince != nil || settings.pollInterval > Self.headerCheckInterval {
-                deadline = min(deadline, state.nextHeaderCheck)
-            }
+            var deadline = min(min(state.nextCheck, state.nextPrune), state.nextHeaderCheck)
             if connection.walFrames > 0 && !state.checkpointInFlight {
                 deadline = min(deadline, max(state.lastPass + Self.quietBeforeCheckpoint, state.nextCheckpoint))
             }
@@ -298,8 +293,20 @@ final class BridgeWorker: @unchecked Sendable {
                 retryParked(engine, &state)
                 if state.failure != nil { return }
             }
-            state.nextCheck = Monotonic.now() + (state.backoff > 0 ? state.backoff : settings.pollInterval)
+            (state.nextCheck, state.nextHeaderCheck) = Self.aligned(
+                check: Monotonic.now() + (state.backoff > 0 ? state.backoff : settings.pollInterval),
+                header: state.nextHeaderCheck
+            )
         }
+    }
+
+    /// The fallback data-version check's and the header check's next times, the later brought forward to
+    /// the earlier when they are at most ``alignment`` apart: an idle bridge then wakes once a second for
+    /// both, not twice, and neither runs later than it was due.
+    static func aligned(check: UInt64, header: UInt64) -> (check: UInt64, header: UInt64) {
+        if check <= header, header - check <= alignment { return (check, check) }
+        if header < check, check - header <= alignment { return (header, header) }
+        return (check, header)
     }
 
     struct LoopState {
@@ -354,10 +361,9 @@ final class BridgeWorker: @unchecked Sendable {
     static let quietBeforeCheckpoint: UInt64 = 250_000_000
     /// How often the file's header is checked (``checkHeader(_:_:_:)``).
     static let headerCheckInterval: UInt64 = 1_000_000_000
-    /// How early the header check may run: it rides on the wakes of the fallback data-version check (every
-    /// `poll-interval`, 1 s by default) instead of waking the thread on its own, so an idle bridge wakes
-    /// once a second, not twice.
-    static let timerSlack: UInt64 = 100_000_000
+    /// How far apart the fallback check and the header check may fall and still run in one wake-up
+    /// (``aligned(check:header:)``).
+    static let alignment: UInt64 = 500_000_000
 
     /// The WAL's bound in pages (SQLite's own auto-checkpoint's): past it, a passive checkpoint follows the
     /// pass (done whole, it lets the next commit start the WAL over, unless a reader is on the WAL then);

@@ -1,0 +1,62 @@
+import Foundation
+import TestSupport
+import Testing
+
+@testable import CoexistDaemon
+
+/// An idle bridge thread wakes once per second for its two periodic checks (the fallback data-version
+/// check and the header check), not once for each, and neither check ever runs later than it was due.
+@Suite struct IdleWakeTests {
+    @Test func checksWithinHalfASecondMeetAtTheEarlier() {
+        let second: UInt64 = 1_000_000_000
+        #expect(
+            BridgeWorker.aligned(check: 10 * second, header: 10 * second + second / 4) == (10 * second, 10 * second)
+        )
+        #expect(
+            BridgeWorker.aligned(check: 10 * second + second / 4, header: 10 * second) == (10 * second, 10 * second)
+        )
+        #expect(
+            BridgeWorker.aligned(check: 10 * second, header: 10 * second + second / 2) == (10 * second, 10 * second)
+        )
+        // Further apart (a mirror backoff, a long poll-interval): each keeps its own time.
+        #expect(BridgeWorker.aligned(check: 15 * second, header: 10 * second) == (15 * second, 10 * second))
+        #expect(BridgeWorker.aligned(check: 10 * second, header: 11 * second) == (10 * second, 11 * second))
+        // Never later than given.
+        for check in stride(from: UInt64(0), through: 3 * second, by: Int(second / 8)) {
+            for header in stride(from: UInt64(0), through: 3 * second, by: Int(second / 8)) {
+                let (newCheck, newHeader) = BridgeWorker.aligned(check: check, header: header)
+                #expect(newCheck <= check && newHeader <= header)
+            }
+        }
+    }
+
+    @Test func anIdleBridgeWakesAboutOnceASecond() throws {
+        let directory = try TemporaryDirectory()
+        let path = try SharedStore.create(in: directory).legacy.path
+        let daemon = try DaemonProcess(database: path, directory: directory, options: ["--poll-interval", "1s"])
+        defer { daemon.stop() }
+        try daemon.waitUntilServing()
+        let pid = daemon.process.processIdentifier
+        // Past the start-up work (catch-up, its checkpoint) first.
+        sleep(2)
+        let before = try Self.bridgeWakes(pid: pid)
+        sleep(4)
+        let woken = try Self.bridgeWakes(pid: pid) - before
+        // About four; twice as many when each check woke the thread on its own.
+        #expect(woken <= 6, "the idle bridge thread woke \(woken) times in 4 s")
+    }
+
+    /// How many times the daemon's bridge thread gave up the processor of its own accord (its sleeps).
+    static func bridgeWakes(pid: Int32) throws -> Int {
+        let tasks = "/proc/\(pid)/task"
+        for task in try FileManager.default.contentsOfDirectory(atPath: tasks) {
+            let name = (try? String(contentsOfFile: "\(tasks)/\(task)/comm", encoding: .utf8)) ?? ""
+            guard name.trimmingCharacters(in: .whitespacesAndNewlines) == "coexist-bridge" else { continue }
+            let status = try String(contentsOfFile: "\(tasks)/\(task)/status", encoding: .utf8)
+            for line in status.split(separator: "\n") where line.hasPrefix("voluntary_ctxt_switches:") {
+                return Int(line.split(separator: ":")[1].trimmingCharacters(in: .whitespaces)) ?? 0
+            }
+        }
+        throw CocoaError(.fileReadUnknown)
+    }
+}
