@@ -72,10 +72,14 @@ extension BridgeWorker {
                 _ = try identity.header(live: true)
             }
             state.damagedSince = nil
-            (state.nextCheck, state.nextHeaderCheck) = Self.aligned(
-                check: state.nextCheck,
-                header: now + Self.headerCheckInterval
-            )
+            state.nextHeaderCheck = now + Self.headerCheckInterval
+            // A mirror backoff's retry keeps its wait.
+            if state.backoff == 0 {
+                (state.nextCheck, state.nextHeaderCheck) = Self.aligned(
+                    check: state.nextCheck,
+                    header: state.nextHeaderCheck
+                )
+            }
         } catch {
             let since = state.damagedSince ?? now
             state.damagedSince = since

@@ -293,10 +293,15 @@ final class BridgeWorker: @unchecked Sendable {
                 retryParked(engine, &state)
                 if state.failure != nil { return }
             }
-            (state.nextCheck, state.nextHeaderCheck) = Self.aligned(
-                check: Monotonic.now() + (state.backoff > 0 ? state.backoff : settings.pollInterval),
-                header: state.nextHeaderCheck
-            )
+            let end = Monotonic.now()
+            state.nextCheck = end + (state.backoff > 0 ? state.backoff : settings.pollInterval)
+            // Not a mirror backoff's retry (it keeps its wait), nor a header check already due or retried.
+            if state.backoff == 0, state.damagedSince == nil, state.nextHeaderCheck > end {
+                (state.nextCheck, state.nextHeaderCheck) = Self.aligned(
+                    check: state.nextCheck,
+                    header: state.nextHeaderCheck
+                )
+            }
         }
     }
 
