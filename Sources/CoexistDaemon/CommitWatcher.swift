@@ -6,8 +6,12 @@ import Glibc
 #endif
 
 /// The daemon's one watch for commits to the shared file: one inotify watch of its directory (for the
-/// database and its `-wal`) and `PRAGMA data_version` on the event service's connection, which moves when
-/// any other connection commits — an app's or the bridge service's.
+/// database's `-wal`) and `PRAGMA data_version` on the event service's connection, which moves when any
+/// other connection commits — an app's or the bridge service's. The file is in WAL mode while coexistd has
+/// it open (its connections switch it, and SQLite refuses to take it out of WAL mode while another
+/// connection has it open: "database is locked"), so every commit writes the `-wal`; writes to the
+/// database file itself are checkpoints, which commit nothing and are not watched (a checkpoint writes
+/// hundreds of pages, each a wake-up and a wait for a commit).
 ///
 /// The event thread polls ``descriptor``; when ``commitLanded(waitForCommit:)`` says a commit landed, it
 /// publishes it to subscribers and wakes the bridge service, which mirrors it (its own connection's
@@ -21,7 +25,7 @@ final class CommitWatcher {
     /// Watches `database` through `connection` (the event service's).
     init(database: String, connection: Connection) throws {
         let base = database.split(separator: "/").last.map(String.init) ?? database
-        files = try DirectoryWatcher(directory: Daemon.directory(of: database), names: [base, base + "-wal"])
+        files = try DirectoryWatcher(directory: Daemon.directory(of: database), names: [base + "-wal"])
         self.connection = connection
     }
 

@@ -1,3 +1,4 @@
+import CoexistSQLite
 import Foundation
 import TestSupport
 import Testing
@@ -46,12 +47,41 @@ import Testing
         #expect(woken <= 6, "the idle bridge thread woke \(woken) times in 4 s")
     }
 
+    @Test func aCheckpointDoesNotWakeTheEventThread() throws {
+        let directory = try TemporaryDirectory()
+        let path = try SharedStore.create(in: directory).legacy.path
+        let daemon = try DaemonProcess(database: path, directory: directory, options: ["--poll-interval", "1s"])
+        defer { daemon.stop() }
+        try daemon.waitUntilServing()
+        // Past the start-up work first: its commits end in a checkpoint, which would take the WAL below.
+        sleep(2)
+        // A WAL of about 2,000 pages no one checkpoints yet (a table outside the model: nothing to mirror,
+        // so the bridge commits nothing and has nothing of its own to checkpoint).
+        let connection = try Connection(path: path, options: OpenOptions(access: .readWrite))
+        try connection.execute("PRAGMA wal_autocheckpoint = 0")
+        try connection.execute("CREATE TABLE scratch (x BLOB)")
+        try connection.write {
+            for _ in 0..<2_000 { try connection.run("INSERT INTO scratch VALUES (randomblob(3000))") }
+        }
+        sleep(1)
+        let pid = daemon.process.processIdentifier
+        let before = try Self.wakes(of: "coexistd", pid: pid)
+        // The checkpoint writes the pages to the database file: a commit it is not.
+        _ = try connection.rows("PRAGMA wal_checkpoint(TRUNCATE)")
+        usleep(500_000)
+        let woken = try Self.wakes(of: "coexistd", pid: pid) - before
+        #expect(woken <= 2, "the event thread woke \(woken) times for a checkpoint")
+    }
+
     /// How many times the daemon's bridge thread gave up the processor of its own accord (its sleeps).
-    static func bridgeWakes(pid: Int32) throws -> Int {
+    static func bridgeWakes(pid: Int32) throws -> Int { try wakes(of: "coexist-bridge", pid: pid) }
+
+    /// How many times the daemon's thread called `thread` gave up the processor of its own accord.
+    static func wakes(of thread: String, pid: Int32) throws -> Int {
         let tasks = "/proc/\(pid)/task"
         for task in try FileManager.default.contentsOfDirectory(atPath: tasks) {
             let name = (try? String(contentsOfFile: "\(tasks)/\(task)/comm", encoding: .utf8)) ?? ""
-            guard name.trimmingCharacters(in: .whitespacesAndNewlines) == "coexist-bridge" else { continue }
+            guard name.trimmingCharacters(in: .whitespacesAndNewlines) == thread else { continue }
             let status = try String(contentsOfFile: "\(tasks)/\(task)/status", encoding: .utf8)
             for line in status.split(separator: "\n") where line.hasPrefix("voluntary_ctxt_switches:") {
                 return Int(line.split(separator: ":")[1].trimmingCharacters(in: .whitespaces)) ?? 0

@@ -4,35 +4,53 @@ internal import CSystemd
 internal import Glibc
 #endif
 
-/// Watches a directory with inotify for writes to some of its files (a database's `-wal`).
+/// Watches some files of a directory with inotify for writes (a database's `-wal`).
 ///
-/// The directory is watched rather than the file because SQLite creates and removes `-wal` files; events
-/// for other names are ignored. Poll ``descriptor``; call ``drain()`` when it is readable, from one thread
-/// at a time (it reads into a buffer of its own).
+/// Each file is watched itself, so that writes to the directory's other files (the database file a
+/// checkpoint writes, hundreds of pages at a time; logs) wake no one; the directory is watched only for
+/// files of those names appearing (SQLite creates and removes `-wal` files), whose new inode is then
+/// watched in turn. Poll ``descriptor``; call ``drain()`` when it is readable, from one thread at a time
+/// (it reads into a buffer of its own).
 public final class DirectoryWatcher {
     /// The descriptor to poll for readability.
     public let descriptor: Int32
+    private let directory: String
     private let names: Set<String>
+    /// The directory's watch (files appearing).
+    private let directoryWatch: Int32
+    /// The files' watches, by watch descriptor.
+    private var fileWatches: [Int32: String] = [:]
     /// Where ``drain()`` reads events: made once, not at every wake-up.
     private var buffer = [UInt8](repeating: 0, count: 16_384)
 
-    /// Watches `directory` for modifications of the files called `names`.
+    /// Watches the files called `names` in `directory` for modifications, and for appearing.
     public init(directory: String, names: Set<String>) throws(SystemError) {
         let descriptor = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
         guard descriptor >= 0 else { throw SystemError(call: "inotify_init1", code: errno) }
-        let mask = UInt32(IN_MODIFY | IN_CREATE | IN_MOVED_TO | IN_CLOSE_WRITE)
-        guard inotify_add_watch(descriptor, directory, mask) >= 0 else {
+        // The directory first: a file created after this is seen, one created before is watched below.
+        let watch = inotify_add_watch(descriptor, directory, UInt32(IN_CREATE | IN_MOVED_TO))
+        guard watch >= 0 else {
             let code = errno
             close(descriptor)
             throw SystemError(call: "inotify_add_watch", code: code, subject: directory)
         }
         self.descriptor = descriptor
+        self.directory = directory
         self.names = names
+        directoryWatch = watch
+        for name in names { watchFile(name) }
     }
 
     deinit { close(descriptor) }
 
-    /// Reads every pending event; true when one concerned a watched name.
+    /// Watches the file `name` for writes, when it exists (its watch follows its inode).
+    private func watchFile(_ name: String) {
+        let watch = inotify_add_watch(descriptor, directory + "/" + name, UInt32(IN_MODIFY | IN_CLOSE_WRITE))
+        if watch >= 0 { fileWatches[watch] = name }
+    }
+
+    /// Reads every pending event; true when one concerned a watched name (a write, or the file appearing:
+    /// its new inode is watched from now on).
     public func drain() -> Bool {
         var relevant = false
         while true {
@@ -41,13 +59,33 @@ public final class DirectoryWatcher {
             var offset = 0
             let header = MemoryLayout<inotify_event>.size
             while offset + header <= count {
-                let length = buffer.withUnsafeBytes { raw in
-                    Int(raw.loadUnaligned(fromByteOffset: offset + header - MemoryLayout<UInt32>.size, as: UInt32.self))
+                let (watch, mask, length) = buffer.withUnsafeBytes { raw in
+                    (
+                        raw.loadUnaligned(fromByteOffset: offset, as: Int32.self),
+                        raw.loadUnaligned(fromByteOffset: offset + MemoryLayout<Int32>.size, as: UInt32.self),
+                        Int(
+                            raw.loadUnaligned(
+                                fromByteOffset: offset + header - MemoryLayout<UInt32>.size,
+                                as: UInt32.self
+                            )
+                        )
+                    )
                 }
                 let nameStart = offset + header
                 let nameEnd = min(count, nameStart + length)
-                let name = String(decoding: buffer[nameStart..<nameEnd].prefix { $0 != 0 }, as: UTF8.self)
-                if names.contains(name) { relevant = true }
+                if mask & UInt32(IN_Q_OVERFLOW) != 0 {
+                    relevant = true  // events were lost: any of them may have been a write
+                } else if watch == directoryWatch {
+                    let name = String(decoding: buffer[nameStart..<nameEnd].prefix { $0 != 0 }, as: UTF8.self)
+                    if names.contains(name) {
+                        relevant = true
+                        watchFile(name)
+                    }
+                } else if mask & UInt32(IN_IGNORED) != 0 {
+                    fileWatches[watch] = nil  // the file is gone: its watch with it
+                } else if fileWatches[watch] != nil {
+                    relevant = true
+                }
                 offset = nameStart + length
             }
         }
