@@ -38,6 +38,24 @@ import Testing
         #expect(!watcher.drain())
     }
 
+    @Test func aFileThatExistsAtTheStartIsWatched() throws {
+        let directory = try TemporaryDirectory()
+        let wal = directory.file("b.sqlite-wal")
+        try Data().write(to: URL(fileURLWithPath: wal))
+        let watcher = try DirectoryWatcher(directory: directory.path, names: ["b.sqlite-wal"])
+        #expect(!Self.readable(watcher))
+        try append("frame", to: wal)
+        #expect(Self.readable(watcher) && watcher.drain())
+        // Moved in over it (a new inode): seen, and watched from then on.
+        let other = directory.file("other")
+        try Data().write(to: URL(fileURLWithPath: other))
+        try FileManager.default.removeItem(atPath: wal)
+        try FileManager.default.moveItem(atPath: other, toPath: wal)
+        #expect(Self.readable(watcher) && watcher.drain())
+        try append("frame", to: wal)
+        #expect(Self.readable(watcher) && watcher.drain())
+    }
+
     private func append(_ text: String, to path: String) throws {
         let handle = try #require(FileHandle(forWritingAtPath: path))
         try handle.seekToEnd()

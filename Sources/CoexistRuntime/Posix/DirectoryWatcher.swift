@@ -38,15 +38,26 @@ public final class DirectoryWatcher {
         self.directory = directory
         self.names = names
         directoryWatch = watch
-        for name in names { watchFile(name) }
+        for name in names {
+            // A file that does not exist yet is watched when it appears; any other failure (the watch limit,
+            // no read access) would leave its writes unseen.
+            let code = watchFile(name)
+            guard code == 0 || code == ENOENT else {
+                close(descriptor)
+                throw SystemError(call: "inotify_add_watch", code: code, subject: directory + "/" + name)
+            }
+        }
     }
 
     deinit { close(descriptor) }
 
-    /// Watches the file `name` for writes, when it exists (its watch follows its inode).
-    private func watchFile(_ name: String) {
+    /// Watches the file `name` for writes, when it exists (its watch follows its inode): 0, or the error.
+    @discardableResult
+    private func watchFile(_ name: String) -> Int32 {
         let watch = inotify_add_watch(descriptor, directory + "/" + name, UInt32(IN_MODIFY | IN_CLOSE_WRITE))
-        if watch >= 0 { fileWatches[watch] = name }
+        guard watch >= 0 else { return errno }
+        fileWatches[watch] = name
+        return 0
     }
 
     /// Reads every pending event; true when one concerned a watched name (a write, or the file appearing:
@@ -74,7 +85,9 @@ public final class DirectoryWatcher {
                 let nameStart = offset + header
                 let nameEnd = min(count, nameStart + length)
                 if mask & UInt32(IN_Q_OVERFLOW) != 0 {
-                    relevant = true  // events were lost: any of them may have been a write
+                    // Events were lost: any may have been a write, or a file appearing (watched again).
+                    relevant = true
+                    for name in names { watchFile(name) }
                 } else if watch == directoryWatch {
                     let name = String(decoding: buffer[nameStart..<nameEnd].prefix { $0 != 0 }, as: UTF8.self)
                     if names.contains(name) {
