@@ -42,8 +42,8 @@ public final class DirectoryWatcher {
             // A file that does not exist yet is watched when it appears; any other failure (the watch limit,
             // no read access) would leave its writes unseen.
             let code = watchFile(name)
+            // Thrown with every property set: deinit closes the descriptor.
             guard code == 0 || code == ENOENT else {
-                close(descriptor)
                 throw SystemError(call: "inotify_add_watch", code: code, subject: directory + "/" + name)
             }
         }
