@@ -233,4 +233,17 @@ public final class Connection {
 extension Connection {
     /// The SQLite library this process runs with (`3.40.1`).
     public static var libraryVersion: String { String(cString: sqlite3_libversion()) }
+
+    /// Prepares SQLite for a process whose threads each run their own connections; call it at the start of
+    /// `main`, before any thread uses SQLite (SQLite's configuration is not thread-safe).
+    ///
+    /// It turns SQLite's memory statistics off. With them on (SQLite's default), every allocation and free
+    /// of every connection takes one process-wide mutex: a thread that allocates while another runs a
+    /// transaction waits for that mutex again and again, measured as a reader's whole read waiting out the
+    /// other thread's write. Nothing in this project reads the statistics (`sqlite3_memory_used`, the soft
+    /// heap limit). Returns false, changing nothing, when SQLite was already initialized in this process.
+    @discardableResult
+    public static func prepareLibraryForThreads() -> Bool {
+        coexist_sqlite_disable_memory_statistics() == SQLITE_OK
+    }
 }

@@ -36,6 +36,8 @@ case nil:
     break
 }
 let configFile = commandLine.resolvedConfigFile()
+// Before any thread uses SQLite: its memory statistics' one mutex would serialize every thread's allocations.
+Connection.prepareLibraryForThreads()
 // Signals are blocked before any other thread exists, so that only the signalfd receives them.
 let signals: SignalReceiver
 do {
