@@ -165,6 +165,7 @@ public final class Daemon {
                     ]
                 )
             }
+            server.feed = publisher?.feed
             server.describeFailure = { error in
                 let report = ErrorReport(error)
                 return (report.exitCode.rawValue, report.message)
@@ -280,9 +281,11 @@ public final class Daemon {
                 if watcher.commitLanded(waitForCommit: fileEvent && !worker.inPass.load(ordering: .acquiring)) {
                     unpublished = true
                     worker.commitLanded()
-                    publisher?.commitLanded()
                 }
                 let published = publishIfUnpublished()
+                // The publisher is handed what the event service reads (its feed); what the event service
+                // could not read, the publisher reads from the history itself.
+                if !published || server == nil { publisher?.commitLanded() }
                 if let failure = publishFailure {
                     let report = ErrorReport(failure)
                     logger.error(report.message)

@@ -22,7 +22,11 @@ extension PublishService {
     func pending(_ transaction: HistoryTransaction, _ state: State) throws -> [Pending] {
         let isMirror = transaction.author == state.engine.configuration.author
         guard !isMirror || settings.mirrors, Mark(token: transaction.token, index: nil) > state.mark else { return [] }
-        let events = try state.source.events(transaction, values: settings.values)
+        return pending(transaction.token, try state.source.events(transaction, values: settings.values), state)
+    }
+
+    /// The messages of transaction `token`'s `events` past the mark.
+    func pending(_ token: Int64, _ events: [EncodedEvent], _ state: State) -> [Pending] {
         let messages = Self.messages(
             events,
             framing: settings.framing,
@@ -32,20 +36,18 @@ extension PublishService {
         )
         var result: [Pending] = []
         for (index, message) in messages.enumerated() {
-            let mark = Mark(token: transaction.token, index: settings.framing == .event ? index : nil)
+            let mark = Mark(token: token, index: settings.framing == .event ? index : nil)
             guard mark > state.mark else { continue }
             var data = message.data
             if data.count > state.maximumPayload - 4_096 {
                 // Never publishable as it is: a notice in its place keeps the stream whole (the consumer reads
                 // the change from the file or the socket), instead of holding everything after it back.
                 logger.error(
-                    "the message of token \(transaction.token) has \(data.count) bytes, more than the server "
+                    "the message of token \(token) has \(data.count) bytes, more than the server "
                         + "takes: published as an \"oversize\" notice",
-                    fields: [.token: "\(transaction.token)"]
+                    fields: [.token: "\(token)"]
                 )
-                data = Array(
-                    #"{"type":"oversize","token":\#(transaction.token),"index":\#(index),"bytes":\#(data.count)}"#.utf8
-                )
+                data = Array(#"{"type":"oversize","token":\#(token),"index":\#(index),"bytes":\#(data.count)}"#.utf8)
             }
             result.append(
                 Pending(

@@ -23,8 +23,13 @@ import Glibc
 /// last message from this store) and in memory after an outage, so nothing is published twice however long
 /// the outage or the stop; nothing is skipped because the position only moves after acknowledgements.
 ///
-/// Waits in `poll(2)` on ``commitLanded()`` signals (from the daemon's commit watcher), a stop, and a timeout:
-/// after a failure the next try comes after a backoff (250 ms doubling to 5 s), and the outage is logged.
+/// What the event service reads and encodes for its subscribers comes to it through ``feed`` as soon as it is
+/// encoded, and is published from there; it reads the history itself only for what the feed cannot give (a
+/// start, a range the event service skipped or failed to read, more than the feed holds after an outage),
+/// at each timeout, and when ``commitLanded()`` says the event service could not read a commit.
+///
+/// Waits in `poll(2)` on the feed's and ``commitLanded()``'s signals, a stop, and a timeout: after a failure
+/// the next try comes after a backoff (250 ms doubling to 5 s), and the outage is logged.
 final class PublishService: @unchecked Sendable {
     /// What the daemon's thread reads: the position and the lag, for `status` and `STATUS=`.
     struct Shared {
@@ -42,6 +47,8 @@ final class PublishService: @unchecked Sendable {
         var held = false
         var started = false
         var failure: (any Error)?
+        /// Read the history at the next wake-up (the feed cannot give everything).
+        var historyDue = true
     }
 
     let shared = Mutex(Shared())
@@ -55,6 +62,8 @@ final class PublishService: @unchecked Sendable {
     let subjects: SubjectTemplate
     /// Owned by the thread once it runs.
     let stream: JetStream
+    /// What the event service encoded, handed over for publishing (see ``EventFeed``).
+    let feed: EventFeed
 
     /// The durable consumer name holding the publisher's position for `stream`.
     static func consumerName(_ stream: String) -> String { "coexist:publish:\(stream)" }
@@ -103,7 +112,11 @@ final class PublishService: @unchecked Sendable {
         self.consumers = consumers
         self.logger = logger
         subjects = SubjectTemplate(configuration.publish.subject)
-        wake = try WakeSignal()
+        let wake = try WakeSignal()
+        self.wake = wake
+        feed = EventFeed(values: configuration.publish.values, mirrors: configuration.publish.mirrors) {
+            wake.signal()
+        }
         started = try WakeSignal()
     }
 
@@ -125,8 +138,12 @@ final class PublishService: @unchecked Sendable {
         thread = nil
     }
 
-    /// A commit landed: publish it.
-    func commitLanded() { wake.signal() }
+    /// A commit landed that the event service could not read (or no event service runs): the history is read
+    /// for it.
+    func commitLanded() {
+        shared.withLock { $0.historyDue = true }
+        wake.signal()
+    }
 
     /// A migration is about to run: nothing is published until ``reopen()`` (history committed by it must
     /// be read with the new model).
@@ -138,6 +155,7 @@ final class PublishService: @unchecked Sendable {
         shared.withLock {
             $0.reopen = true
             $0.held = false
+            $0.historyDue = true
         }
         wake.signal()
     }
@@ -199,6 +217,7 @@ final class PublishService: @unchecked Sendable {
             $0.position = state.position
         }
         started.signal()
+        var timedOut = true
         while true {
             let (stop, reopen, held) = shared.withLock { ($0.stop, $0.reopen, $0.held) }
             if stop {
@@ -216,12 +235,19 @@ final class PublishService: @unchecked Sendable {
                     ready = false
                 }
             }
-            if ready { publishPending(&state) }
+            if ready {
+                let historyDue = shared.withLock { shared in
+                    defer { shared.historyDue = false }
+                    return shared.historyDue
+                }
+                // At a timeout too: a commit the event service has not read yet (it retries at its own pace).
+                if historyDue || timedOut || state.failing || !publishFed(&state) { publishPending(&state) }
+            }
             var descriptor = pollfd(fd: wake.descriptor, events: Int16(POLLIN), revents: 0)
             flushPosition(&state, force: false)
             var timeout = state.failing ? state.backoff : configuration.pollInterval
             if state.unposted != nil { timeout = min(timeout, Self.postInterval) }
-            _ = poll(&descriptor, 1, Int32(clamping: timeout / 1_000_000))
+            timedOut = poll(&descriptor, 1, Int32(clamping: timeout / 1_000_000)) == 0
             _ = wake.drain()
         }
     }

@@ -97,8 +97,8 @@ extension EventServer {
                 break
             }
             let live = clients.values.filter { $0.subscription?.live == true }
-            let wantsValues = live.contains { $0.subscription?.values == true }
-            let wantsMirrors = live.contains { $0.subscription?.mirrors == true }
+            let wantsValues = live.contains { $0.subscription?.values == true } || feed?.values == true
+            let wantsMirrors = live.contains { $0.subscription?.mirrors == true } || feed?.mirrors == true
             // Subscribers catching up will want these events soon: they are encoded (and kept) even when no
             // live subscriber takes them.
             let catchingUp = clients.values.contains { $0.subscription?.live == false }
@@ -119,18 +119,31 @@ extension EventServer {
                 }
                 // The bridge's own transaction, which no live subscriber takes: not encoded at all (a hole in
                 // the record: a catching-up subscriber reads it from the history).
-                if transaction.author == engine.configuration.author, !wantsMirrors {
+                let isMirror = transaction.author == engine.configuration.author
+                if isMirror, !wantsMirrors {
                     recent.add(token: transaction.token, after: published, events: nil)
+                    feed?.append(
+                        EventFeed.Transaction(token: transaction.token, after: published, isMirror: true, events: nil)
+                    )
                     for client in receivers { client.subscription?.position = transaction.token }
                     published = transaction.token
                     continue
                 }
-                let encode = !receivers.isEmpty || catchingUp
+                let encode = !receivers.isEmpty || catchingUp || feed != nil
                 let unchanged: ((EventSource.ChangedObject) -> Bool)? =
                     complete ? { lastChange[$0] == transaction.token } : nil
                 let events =
                     encode ? try source.events(transaction, values: wantsValues, unchangedSince: unchanged) : []
                 if encode { recent.add(token: transaction.token, after: published, events: events) }
+                // Before the sockets are written: the publisher's thread takes it from here.
+                feed?.append(
+                    EventFeed.Transaction(
+                        token: transaction.token,
+                        after: published,
+                        isMirror: isMirror,
+                        events: events
+                    )
+                )
                 var batch: WireLine?
                 var passes: [Int: Bool] = [:]  // by filter: does every event of the transaction pass it?
                 // `"framing":"transaction"` messages, by filter set and values: one encoding each.

@@ -58,6 +58,8 @@ public final class EventServer {
     var filters = FilterSets()
     /// The events of the last published transactions, for backlogs that start among them.
     var recent = RecentEvents()
+    /// Where every transaction read goes too, encoded, for the JetStream publisher's thread (nil: none).
+    public var feed: EventFeed?
     /// Where durable consumers' positions go: the server reads `coexist_consumer`, never writes it.
     public let consumers: ConsumerOutbox
     /// Bytes queued for all clients.

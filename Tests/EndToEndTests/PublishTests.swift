@@ -161,6 +161,50 @@ import Glibc
         #expect(consumers.stdout.contains("coexist:publish:STREAM"), "\(consumers.stdout)")
     }
 
+    /// Live commits are published from what the event service read and encoded for its subscribers: the
+    /// publisher's thread reads no history page for them (it read every page it needed again, each
+    /// invalidated by the commit, before it was handed the event service's encoding).
+    @Test func liveCommitsArePublishedWithoutReadingTheHistoryAgain() throws {
+        let fixture = try Fixture(publish: "values = true")
+        defer { fixture.server?.stop() }
+        let daemon = try fixture.daemon()
+        defer { _ = daemon.stop() }
+        try daemon.waitUntilServing(timeout: 300)
+        // Past the start, which reads the history (the position is read from the file and the stream).
+        var tokens = [try fixture.legacySave()]
+        let stream = try JetStream(servers: [fixture.url], name: "test-reader")
+        #expect(try fixture.waitForMessages(1, stream) == 1, "\(daemon.log)")
+        usleep(300_000)
+        let pid = daemon.process.processIdentifier
+        let before = try Self.bytesRead(by: "coexist-publish", pid: pid)
+        for _ in 0..<40 {
+            tokens.append(try fixture.legacySave())
+            usleep(20_000)
+        }
+        #expect(try fixture.waitForMessages(41, stream) == 41, "\(daemon.log)")
+        let read = try Self.bytesRead(by: "coexist-publish", pid: pid) - before
+        // Its own checks at the timeouts read a page or so (520 bytes measured); reading the history for each
+        // commit read more than a page per commit of this small store (204,800 bytes measured).
+        #expect(read < 10 * 4_096, "the publisher's thread read \(read) bytes for 40 commits")
+        let messages = try fixture.messages(stream)
+        #expect(messages.map(\.token) == tokens)
+        #expect(messages.allSatisfy { ($0.json["values"] as? [String: Any])?["title"] as? String == "legacy 0" })
+    }
+
+    /// The bytes the daemon's thread called `thread` has read through system calls (`rchar`).
+    static func bytesRead(by thread: String, pid: Int32) throws -> Int {
+        let tasks = "/proc/\(pid)/task"
+        for task in try FileManager.default.contentsOfDirectory(atPath: tasks) {
+            let name = (try? String(contentsOfFile: "\(tasks)/\(task)/comm", encoding: .utf8)) ?? ""
+            guard name.trimmingCharacters(in: .whitespacesAndNewlines) == thread else { continue }
+            for line in try String(contentsOfFile: "\(tasks)/\(task)/io", encoding: .utf8).split(separator: "\n")
+            where line.hasPrefix("rchar:") {
+                if let count = Int(line.dropFirst(6).trimmingCharacters(in: .whitespaces)) { return count }
+            }
+        }
+        throw CocoaError(.fileReadUnknown)
+    }
+
     /// `framing = transaction` with values: one message per transaction, carrying every change with values.
     @Test func transactionsAsMessages() throws {
         let fixture = try Fixture(publish: "framing = transaction\nvalues = true")

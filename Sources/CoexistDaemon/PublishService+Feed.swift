@@ -1,0 +1,54 @@
+import CoexistEvents
+import CoexistRuntime
+
+/// Publishing what the event service handed over (``EventFeed``): no history read, no second encoding.
+extension PublishService {
+    /// Transactions published per window of messages in flight, at most (the history path's page size).
+    static let fedChunk = 256
+
+    /// Publishes the transactions the feed chains from the mark, in token order, and moves the position as
+    /// the history path does. Returns false when the history must be read now: the mark is inside a
+    /// transaction, the feed holds a transaction it cannot give (one not encoded for it), or the event
+    /// service handled transactions the feed no longer chains to the mark. A failure to publish is noted
+    /// (the next try, after the backoff, reads the history) and returns true.
+    func publishFed(_ state: inout State) -> Bool {
+        guard state.mark.index == nil else { return false }
+        do {
+            while true {
+                if shared.withLock({ $0.stop || $0.reopen || $0.held }) { return true }
+                let taken = feed.take(after: state.mark.token)
+                shared.withLock { $0.last = max($0.last, taken.last) }
+                guard !taken.transactions.isEmpty else { return taken.last <= state.mark.token }
+                var start = 0
+                while start < taken.transactions.count {
+                    let chunk = taken.transactions[start..<min(start + Self.fedChunk, taken.transactions.count)]
+                    var pending: [Pending] = []
+                    var through: Int64?
+                    for transaction in chunk {
+                        if transaction.isMirror && !settings.mirrors {
+                            through = transaction.token
+                            continue
+                        }
+                        // Not encoded for the feed: what comes before it is published, the rest read again.
+                        guard let events = transaction.events else { break }
+                        pending += self.pending(transaction.token, events, state)
+                        through = transaction.token
+                    }
+                    let published = try send(pending, &state)
+                    guard let through else { return false }
+                    state.mark = Mark(token: through, index: nil)
+                    shared.withLock {
+                        $0.published += published
+                        $0.position = through
+                    }
+                    post(through, &state)
+                    guard through == chunk.last?.token else { return false }
+                    start += chunk.count
+                }
+            }
+        } catch {
+            note(failure: error, &state)
+            return true
+        }
+    }
+}

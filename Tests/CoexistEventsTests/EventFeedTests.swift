@@ -1,0 +1,77 @@
+import CoexistHistory
+import Synchronization
+import Testing
+
+@testable import CoexistEvents
+
+/// The feed from the event service to the publisher gives only runs of transactions that chain from the
+/// reader's position, wakes the reader only when it waits, and stays within its bounds.
+@Suite struct EventFeedTests {
+    private func transaction(_ token: Int64, after: Int64, size: Int = 100) -> EventFeed.Transaction {
+        let event = EncodedEvent(
+            token: token,
+            entity: "Task",
+            side: .legacy,
+            author: nil,
+            change: .insert,
+            isMirror: false,
+            plain: WireLine([UInt8](repeating: 0x61, count: size), token: token)
+        )
+        return EventFeed.Transaction(token: token, after: after, isMirror: false, events: [event])
+    }
+
+    @Test func givesOnlyWhatChainsFromThePosition() {
+        let feed = EventFeed(values: false, mirrors: false) {}
+        for token in Int64(11)...15 { feed.append(transaction(token, after: token - 1)) }
+        #expect(feed.take(after: 9).transactions.isEmpty, "token 10 was never handed over")
+        // Transactions at or before the position are dropped; the rest chain from it.
+        let taken = feed.take(after: 12)
+        #expect(taken.transactions.map(\.token) == [13, 14, 15])
+        #expect(taken.last == 15)
+        #expect(feed.take(after: 15).transactions.isEmpty)
+    }
+
+    @Test func aSkippedRangeEndsTheRun() {
+        let feed = EventFeed(values: false, mirrors: false) {}
+        feed.append(transaction(1, after: 0))
+        feed.append(transaction(2, after: 1))
+        // The event service skipped from 2 to 5 (a range it could not read): 5 comes after 4, not 2.
+        feed.append(transaction(5, after: 4))
+        let first = feed.take(after: 0)
+        #expect(first.transactions.map(\.token) == [1, 2])
+        #expect(first.last == 5, "the reader learns the history holds more than it was given")
+        #expect(feed.take(after: 2).transactions.isEmpty)
+        // Once the reader read 3 and 4 from the history, the run goes on.
+        #expect(feed.take(after: 4).transactions.map(\.token) == [5])
+    }
+
+    @Test func wakesTheReaderOnlyWhenItWaits() {
+        let wakes = Atomic(0)
+        let feed = EventFeed(values: false, mirrors: false) { wakes.add(1, ordering: .relaxed) }
+        feed.append(transaction(1, after: 0))
+        feed.append(transaction(2, after: 1))
+        #expect(wakes.load(ordering: .relaxed) == 1, "one wake-up for the waiting reader, none while it is due")
+        #expect(feed.take(after: 0).transactions.count == 2)
+        // It took something: it comes back on its own before it waits.
+        feed.append(transaction(3, after: 2))
+        #expect(wakes.load(ordering: .relaxed) == 1)
+        #expect(feed.take(after: 2).transactions.count == 1)
+        #expect(feed.take(after: 3).transactions.isEmpty)
+        feed.append(transaction(4, after: 3))
+        #expect(wakes.load(ordering: .relaxed) == 2)
+    }
+
+    @Test func theOldestGoFirstWithinBothBounds() {
+        let feed = EventFeed(values: false, mirrors: false) {}
+        let count = Int64(EventFeed.maximumTransactions) + 500
+        for token in 1...count { feed.append(transaction(token, after: token - 1, size: 10)) }
+        #expect(feed.take(after: 0).transactions.isEmpty, "the first 500 are gone: the history is read")
+        #expect(feed.take(after: 500).transactions.count == EventFeed.maximumTransactions)
+
+        let large = EventFeed(values: false, mirrors: false) {}
+        let size = EventFeed.maximumBytes / 4 + 1
+        for token in Int64(1)...6 { large.append(transaction(token, after: token - 1, size: size)) }
+        #expect(large.take(after: 2).transactions.isEmpty)
+        #expect(large.take(after: 3).transactions.map(\.token) == [4, 5, 6])
+    }
+}
