@@ -15,8 +15,9 @@ import Glibc
 /// The publisher's thread: every change committed to the file goes to a NATS JetStream stream, in token
 /// order, exactly once.
 ///
-/// It reads the history on its own read-only connection (it never writes the file) and publishes each
-/// change, or each transaction, with a message id the server's duplicate window knows. Its position is a
+/// It publishes each change, or each transaction, with a message id the server's duplicate window knows:
+/// what the event service encoded (``feed``), or what it reads from the history on its own read-only
+/// connection (it never writes the file). Its position is a
 /// durable consumer's (``consumerName``), posted to the bridge service, the one writer, only once the server
 /// has acknowledged everything up to it: history pruning waits for it, and a restart resumes from it.
 /// What was acknowledged after the last durable position is found again in the stream itself (the id of its
@@ -24,9 +25,10 @@ import Glibc
 /// the outage or the stop; nothing is skipped because the position only moves after acknowledgements.
 ///
 /// What the event service reads and encodes for its subscribers comes to it through ``feed`` as soon as it is
-/// encoded, and is published from there; it reads the history itself only for what the feed cannot give (a
-/// start, a range the event service skipped or failed to read, more than the feed holds after an outage),
-/// at each timeout, and when ``commitLanded()`` says the event service could not read a commit.
+/// encoded, and is published from there; it reads the history itself for what the feed cannot give (a
+/// start, a range the event service skipped or failed to read, what the feed dropped while publishing
+/// failed, an object not identified in both schemas yet), at each timeout, and when ``commitLanded()``
+/// says the event service could not read a commit.
 ///
 /// Waits in `poll(2)` on the feed's and ``commitLanded()``'s signals, a stop, and a timeout: after a failure
 /// the next try comes after a backoff (250 ms doubling to 5 s), and the outage is logged.
@@ -241,13 +243,18 @@ final class PublishService: @unchecked Sendable {
                     return shared.historyDue
                 }
                 // At a timeout too: a commit the event service has not read yet (it retries at its own pace).
-                if historyDue || timedOut || state.failing || !publishFed(&state) { publishPending(&state) }
+                if historyDue || timedOut || state.failing { publishPending(&state) }
+                // Then what the event service handed over, at every wake-up (after a failure, a hold, the
+                // history): what the feed cannot chain is read from the history.
+                if !state.failing, !publishFed(&state) { publishPending(&state) }
             }
             var descriptor = pollfd(fd: wake.descriptor, events: Int16(POLLIN), revents: 0)
             flushPosition(&state, force: false)
             var timeout = state.failing ? state.backoff : configuration.pollInterval
             if state.unposted != nil { timeout = min(timeout, Self.postInterval) }
-            timedOut = poll(&descriptor, 1, Int32(clamping: timeout / 1_000_000)) == 0
+            // Armed, the feed's next transaction wakes this thread; one handed over meanwhile is taken now.
+            if !feed.arm(), ready, !state.failing { timeout = 0 }
+            timedOut = poll(&descriptor, 1, Int32(clamping: timeout / 1_000_000)) == 0 && timeout > 0
             _ = wake.drain()
         }
     }

@@ -21,8 +21,9 @@ public final class EventFeed: Sendable {
         public var after: Int64
         /// Whether the bridge wrote it (a mirror).
         public var isMirror: Bool
-        /// Its events (with values when ``EventFeed/values``), or nil when it was not encoded for the feed
-        /// (a mirror the feed does not take).
+        /// Its events (with values when ``EventFeed/values``), or nil when the reader must read it from the
+        /// history: not encoded (a mirror the feed does not take), or an event's object was not identified
+        /// in both schemas yet (see ``EncodedEvent/resolved``: a later reading may know it).
         public var events: [EncodedEvent]?
 
         var bytes: Int {
@@ -46,7 +47,7 @@ public final class EventFeed: Sendable {
         var bytes = 0
         /// The last token the event service handled (0 before any).
         var last: Int64 = 0
-        /// The reader found nothing to take: the next transaction wakes it.
+        /// The reader waits (``arm()``): the next transaction wakes it.
         var waiting = true
     }
 
@@ -54,15 +55,18 @@ public final class EventFeed: Sendable {
     private let onAppend: @Sendable () -> Void
 
     /// A feed for a reader wanting `values` and `mirrors`; `onAppend` wakes the reader (called on the event
-    /// thread, outside the lock, only when the reader is waiting).
+    /// thread, outside the lock, only when the reader waits: once after each ``arm()``).
     public init(values: Bool, mirrors: Bool, onAppend: @escaping @Sendable () -> Void) {
         self.values = values
         self.mirrors = mirrors
         self.onAppend = onAppend
     }
 
-    /// Adds `transaction` (called by the event service, in token order).
+    /// Adds `transaction` (called by the event service, in token order). A transaction with an event whose
+    /// object is not identified in both schemas yet is kept as one to read from the history.
     func append(_ transaction: Transaction) {
+        var transaction = transaction
+        if transaction.events?.allSatisfy(\.resolved) == false { transaction.events = nil }
         let wake = state.withLock { state in
             state.transactions.append(transaction)
             state.bytes += transaction.bytes
@@ -95,7 +99,6 @@ public final class EventFeed: Sendable {
 
     /// Removes and returns the transactions that chain from `position`: the first one's `after` is
     /// `position`, each next one's the token before it. Transactions at or before `position` are dropped.
-    /// When nothing is taken, the next ``append(_:)`` wakes the reader.
     public func take(after position: Int64) -> Taken {
         state.withLock { state in
             while state.head < state.transactions.count, state.transactions[state.head].token <= position {
@@ -115,8 +118,17 @@ public final class EventFeed: Sendable {
                 state.transactions.removeAll(keepingCapacity: true)
                 state.head = 0
             }
-            state.waiting = taken.isEmpty
             return Taken(transactions: taken, last: state.last)
+        }
+    }
+
+    /// The reader is about to wait: the next ``append(_:)`` wakes it. Returns false, arming nothing, when
+    /// transactions are waiting to be taken (handed over since the reader last took): it takes them first.
+    public func arm() -> Bool {
+        state.withLock { state in
+            guard state.head == state.transactions.count else { return false }
+            state.waiting = true
+            return true
         }
     }
 }

@@ -45,20 +45,35 @@ import Testing
         #expect(feed.take(after: 4).transactions.map(\.token) == [5])
     }
 
-    @Test func wakesTheReaderOnlyWhenItWaits() {
+    @Test func wakesTheReaderOnceEachTimeItWaits() {
         let wakes = Atomic(0)
         let feed = EventFeed(values: false, mirrors: false) { wakes.add(1, ordering: .relaxed) }
         feed.append(transaction(1, after: 0))
         feed.append(transaction(2, after: 1))
         #expect(wakes.load(ordering: .relaxed) == 1, "one wake-up for the waiting reader, none while it is due")
+        #expect(!feed.arm(), "two transactions wait: the reader takes them instead of waiting")
         #expect(feed.take(after: 0).transactions.count == 2)
-        // It took something: it comes back on its own before it waits.
+        // Taking does not arm: a reader that stopped midway (a failure, a hold) is woken again only by arming.
         feed.append(transaction(3, after: 2))
         #expect(wakes.load(ordering: .relaxed) == 1)
-        #expect(feed.take(after: 2).transactions.count == 1)
-        #expect(feed.take(after: 3).transactions.isEmpty)
+        #expect(!feed.arm())
+        #expect(feed.take(after: 2).transactions.map(\.token) == [3])
+        #expect(feed.arm())
         feed.append(transaction(4, after: 3))
+        feed.append(transaction(5, after: 4))
         #expect(wakes.load(ordering: .relaxed) == 2)
+    }
+
+    @Test func anObjectNotIdentifiedYetIsReadFromTheHistory() {
+        let feed = EventFeed(values: false, mirrors: false) {}
+        feed.append(transaction(1, after: 0))
+        var unresolved = transaction(2, after: 1)
+        unresolved.events?[0].resolved = false
+        feed.append(unresolved)
+        feed.append(transaction(3, after: 2))
+        let taken = feed.take(after: 0).transactions
+        #expect(taken.map(\.token) == [1, 2, 3])
+        #expect(taken.map { $0.events == nil } == [false, true, false])
     }
 
     @Test func theOldestGoFirstWithinBothBounds() {

@@ -314,7 +314,7 @@ import Glibc
     /// is back every change is published, once.
     @Test func aServerOutageLosesNothing() throws {
         let fixture = try Fixture()
-        let daemon = try fixture.daemon()
+        let daemon = try fixture.daemon(["--poll-interval", "5s"])
         defer { _ = daemon.stop() }
         try daemon.waitUntilServing(timeout: 300)
         var tokens = [try fixture.legacySave()]
@@ -353,6 +353,16 @@ import Glibc
         #expect(daemon.log.contains("publishing to stream STREAM failed (retrying)"), "\(daemon.log)")
         #expect(daemon.log.contains("publishing to stream STREAM works again"), "\(daemon.log)")
         #expect(try fixture.waitForNoLag(daemon) == 0)
+        // Back to what the event service hands over: each commit is in the stream at once, not at the
+        // publisher's next timeout (the poll interval, 5 s here).
+        for _ in 0..<3 {
+            let token = try fixture.legacySave()
+            tokens.append(token)
+            let committed = Date()
+            let messages = try waitForLast(token, reader, fixture)
+            #expect(messages.map(\.token) == tokens)
+            #expect(Date().timeIntervalSince(committed) < 2, "token \(token) was published after the poll interval")
+        }
     }
 
     /// The stream's last message gone (deleted, purged or expired) while coexistd is stopped: it starts again
