@@ -250,11 +250,13 @@ final class PublishService: @unchecked Sendable {
             }
             var descriptor = pollfd(fd: wake.descriptor, events: Int16(POLLIN), revents: 0)
             flushPosition(&state, force: false)
-            var timeout = state.failing ? state.backoff : configuration.pollInterval
+            let check = state.failing ? state.backoff : configuration.pollInterval
+            var timeout = check
             if state.unposted != nil { timeout = min(timeout, Self.postInterval) }
             // Armed, the feed's next transaction wakes this thread; one handed over meanwhile is taken now.
             if !feed.arm(), ready, !state.failing { timeout = 0 }
-            timedOut = poll(&descriptor, 1, Int32(clamping: timeout / 1_000_000)) == 0 && timeout > 0
+            // Only the check's timeout reads the history (not the position's, nor a zero one).
+            timedOut = poll(&descriptor, 1, Int32(clamping: timeout / 1_000_000)) == 0 && timeout == check
             _ = wake.drain()
         }
     }
