@@ -5,11 +5,17 @@ import CoexistRuntime
 extension PublishService {
     /// Transactions published per window of messages in flight, at most (the history path's page size).
     static let fedChunk = 256
+    /// A transaction whose object the bridge had not identified in both schemas when it was encoded (a
+    /// new-side insert before its mirror) is published as encoded only when taken within this time (ns):
+    /// a reading of the history now would most likely know no more. Taken later (the publisher was behind),
+    /// it is read from the history again, which may name both identities by then.
+    static let unresolvedFreshness: UInt64 = 10_000_000
 
     /// Publishes the transactions the feed chains from the mark, in token order, and moves the position as
     /// the history path does. Returns false when the history must be read now: the mark is inside a
-    /// transaction, the feed holds a transaction it cannot give (one not encoded for it), or the event
-    /// service handled transactions the feed no longer chains to the mark. A failure to publish is noted
+    /// transaction, the feed holds a transaction it cannot give (one not encoded for it, or one with an
+    /// object not identified yet that waited longer than ``unresolvedFreshness``), or the event service
+    /// handled transactions the feed no longer chains to the mark. A failure to publish is noted
     /// (the next try, after the backoff, reads the history) and returns true.
     func publishFed(_ state: inout State) -> Bool {
         guard state.mark.index == nil else { return false }
@@ -29,8 +35,12 @@ extension PublishService {
                             through = transaction.token
                             continue
                         }
-                        // Not encoded for the feed: what comes before it is published, the rest read again.
-                        guard let events = transaction.events else { break }
+                        // Not encoded for the feed, or encoded too long ago to stand for the history: what comes
+                        // before it is published, the rest read again.
+                        guard let events = transaction.events,
+                            transaction.resolved
+                                || Monotonic.now() &- transaction.handedOverAt <= Self.unresolvedFreshness
+                        else { break }
                         pending += self.pending(transaction.token, events, state)
                         through = transaction.token
                     }

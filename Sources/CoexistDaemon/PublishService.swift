@@ -26,9 +26,9 @@ import Glibc
 ///
 /// What the event service reads and encodes for its subscribers comes to it through ``feed`` as soon as it is
 /// encoded, and is published from there; it reads the history itself for what the feed cannot give (a
-/// start, a range the event service skipped or failed to read, what the feed dropped while publishing
-/// failed, an object not identified in both schemas yet), at each timeout, and when ``commitLanded()``
-/// says the event service could not read a commit.
+/// start, a range the event service skipped or failed to read, after a failure to publish or a migration,
+/// an object not identified in both schemas yet taken late), at its check's timeout, and when
+/// ``commitLanded()`` says the event service could not read a commit.
 ///
 /// Waits in `poll(2)` on the feed's and ``commitLanded()``'s signals, a stop, and a timeout: after a failure
 /// the next try comes after a backoff (250 ms doubling to 5 s), and the outage is logged.
@@ -254,7 +254,7 @@ final class PublishService: @unchecked Sendable {
             var timeout = check
             if state.unposted != nil { timeout = min(timeout, Self.postInterval) }
             // Armed, the feed's next transaction wakes this thread; one handed over meanwhile is taken now.
-            if !feed.arm(), ready, !state.failing { timeout = 0 }
+            if ready, !state.failing, !feed.arm() { timeout = 0 }
             // Only the check's timeout reads the history (not the position's, nor a zero one).
             timedOut = poll(&descriptor, 1, Int32(clamping: timeout / 1_000_000)) == 0 && timeout == check
             _ = wake.drain()

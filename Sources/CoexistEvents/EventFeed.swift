@@ -1,3 +1,4 @@
+import CoexistRuntime
 import Synchronization
 
 /// The transactions the event service has just read and encoded, handed to one reader on another thread
@@ -21,10 +22,15 @@ public final class EventFeed: Sendable {
         public var after: Int64
         /// Whether the bridge wrote it (a mirror).
         public var isMirror: Bool
-        /// Its events (with values when ``EventFeed/values``), or nil when the reader must read it from the
-        /// history: not encoded (a mirror the feed does not take), or an event's object was not identified
-        /// in both schemas yet (see ``EncodedEvent/resolved``: a later reading may know it).
+        /// Its events (with values when ``EventFeed/values``), or nil when it was not encoded for the feed (a
+        /// mirror the feed does not take): the reader reads it from the history.
         public var events: [EncodedEvent]?
+        /// When it was handed over (`CLOCK_MONOTONIC` nanoseconds).
+        public var handedOverAt: UInt64 = 0
+
+        /// Whether every event's object was identified in both schemas when it was encoded (see
+        /// ``EncodedEvent/resolved``): when not, a later reading of the history may know more.
+        public var resolved: Bool { events?.allSatisfy(\.resolved) ?? true }
 
         var bytes: Int {
             events?.reduce(0) { $0 + $1.plain.count + ($1.withValues?.count ?? 0) } ?? 0
@@ -62,11 +68,10 @@ public final class EventFeed: Sendable {
         self.onAppend = onAppend
     }
 
-    /// Adds `transaction` (called by the event service, in token order). A transaction with an event whose
-    /// object is not identified in both schemas yet is kept as one to read from the history.
+    /// Adds `transaction` (called by the event service, in token order).
     func append(_ transaction: Transaction) {
         var transaction = transaction
-        if transaction.events?.allSatisfy(\.resolved) == false { transaction.events = nil }
+        transaction.handedOverAt = Monotonic.now()
         let wake = state.withLock { state in
             state.transactions.append(transaction)
             state.bytes += transaction.bytes

@@ -1,4 +1,5 @@
 import CoexistHistory
+import CoexistRuntime
 import Synchronization
 import Testing
 
@@ -64,8 +65,9 @@ import Testing
         #expect(wakes.load(ordering: .relaxed) == 2)
     }
 
-    @Test func anObjectNotIdentifiedYetIsReadFromTheHistory() {
+    @Test func anObjectNotIdentifiedYetIsMarkedAndTimed() {
         let feed = EventFeed(values: false, mirrors: false) {}
+        let before = Monotonic.now()
         feed.append(transaction(1, after: 0))
         var unresolved = transaction(2, after: 1)
         unresolved.events?[0].resolved = false
@@ -73,7 +75,8 @@ import Testing
         feed.append(transaction(3, after: 2))
         let taken = feed.take(after: 0).transactions
         #expect(taken.map(\.token) == [1, 2, 3])
-        #expect(taken.map { $0.events == nil } == [false, true, false])
+        #expect(taken.map(\.resolved) == [true, false, true])
+        #expect(taken.allSatisfy { $0.handedOverAt >= before && $0.handedOverAt <= Monotonic.now() })
     }
 
     @Test func theOldestGoFirstWithinBothBounds() {
