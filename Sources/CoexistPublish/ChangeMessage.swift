@@ -4,11 +4,44 @@ public struct SubjectTemplate: Sendable, Equatable {
     /// The template as configured.
     public let template: String
     private let tokens: [String]
+    /// The template cut once into text and placeholders, for ``subject(store:entity:change:side:)``.
+    private let pieces: [Piece]
+
+    private enum Piece: Sendable, Equatable {
+        case text(String)
+        case store, entity, change, side
+    }
 
     /// A template (checked by the configuration: tokens of letters, digits, `-`, `_` and placeholders).
     public init(_ template: String) {
         self.template = template
         tokens = template.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
+        var pieces: [Piece] = []
+        func text(_ value: some StringProtocol) {
+            guard !value.isEmpty else { return }
+            if case .text(let before)? = pieces.last {
+                pieces[pieces.count - 1] = .text(before + value)
+            } else {
+                pieces.append(.text(String(value)))
+            }
+        }
+        for (index, token) in tokens.enumerated() {
+            if index > 0 { text(".") }
+            var rest = Substring(token)
+            while let open = rest.firstIndex(of: "{"), let close = rest[open...].firstIndex(of: "}") {
+                text(rest[..<open])
+                switch rest[rest.index(after: open)..<close] {
+                case "store": pieces.append(.store)
+                case "entity": pieces.append(.entity)
+                case "change": pieces.append(.change)
+                case "side": pieces.append(.side)
+                default: text("_")
+                }
+                rest = rest[rest.index(after: close)...]
+            }
+            text(rest)
+        }
+        self.pieces = pieces
     }
 
     /// The subjects the stream takes: each token holding a placeholder becomes the wildcard `*`.
@@ -25,31 +58,31 @@ public struct SubjectTemplate: Sendable, Equatable {
     /// The subject of a message about `entity` (nil: `_`), `change` and `side` in store `store`. Values are
     /// reduced to what a subject token may hold (letters, digits, `-`, `_`; anything else becomes `_`).
     public func subject(store: String, entity: String?, change: String, side: String) -> String {
-        let values = [
-            "store": Self.token(store), "entity": Self.token(entity ?? "_"), "change": Self.token(change),
-            "side": Self.token(side),
-        ]
-        return tokens.map { token in
-            var result = ""
-            var rest = Substring(token)
-            while let open = rest.firstIndex(of: "{"), let close = rest[open...].firstIndex(of: "}") {
-                result += rest[..<open]
-                result += values[String(rest[rest.index(after: open)..<close])] ?? "_"
-                rest = rest[rest.index(after: close)...]
+        var result = ""
+        result.reserveCapacity(template.utf8.count + store.utf8.count + (entity?.utf8.count ?? 1) + 16)
+        for piece in pieces {
+            switch piece {
+            case .text(let text): result += text
+            case .store: result += Self.token(store)
+            case .entity: result += Self.token(entity ?? "_")
+            case .change: result += Self.token(change)
+            case .side: result += Self.token(side)
             }
-            return result + rest
-        }.joined(separator: ".")
+        }
+        return result
     }
 
     /// `value` as a subject token: never empty, never a wildcard or a separator.
     static func token(_ value: String) -> String {
-        let bytes = value.utf8.map { byte -> UInt8 in
-            let isName =
-                (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A)
-                || byte == UInt8(ascii: "-") || byte == UInt8(ascii: "_")
-            return isName ? byte : UInt8(ascii: "_")
-        }
+        // Names are nearly always tokens already: then the value itself, not a copy.
+        if !value.isEmpty, value.utf8.allSatisfy(isNameByte) { return value }
+        let bytes = value.utf8.map { isNameByte($0) ? $0 : UInt8(ascii: "_") }
         return bytes.isEmpty ? "_" : String(decoding: bytes, as: UTF8.self)
+    }
+
+    private static func isNameByte(_ byte: UInt8) -> Bool {
+        (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A)
+            || byte == UInt8(ascii: "-") || byte == UInt8(ascii: "_")
     }
 }
 
@@ -91,6 +124,8 @@ public struct ChangeMessage: Sendable, Equatable {
 
     /// `value` without control characters (a header line ends at CR or LF), at most 256 bytes.
     static func headerValue(_ value: String) -> String {
+        // Nearly always printable ASCII within the limit: the value itself.
+        if value.utf8.count <= 256, value.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) { return value }
         var result = ""
         for scalar in value.unicodeScalars where scalar.value >= 0x20 && scalar.value != 0x7F {
             guard result.utf8.count + String(scalar).utf8.count <= 256 else { break }

@@ -174,16 +174,22 @@ extension JetStream {
         return .acknowledged(Ack(sequence: sequence, duplicate: reply.duplicate ?? false))
     }
 
-    /// An acknowledgement as the server writes it, read without a JSON decoder (one per message: a
-    /// decoder took 30 µs): a flat object of string (without escapes), unsigned integer and boolean values
-    /// with `stream` and `seq`. Nil for anything else (an error, another shape), which the decoder reads.
+    /// An acknowledgement as the server writes it (`{"stream":"S", "seq":1,"duplicate": true}`, spaces
+    /// included), read without a JSON decoder (one per message: a decoder took 30 µs): a flat object of
+    /// string (without escapes), unsigned integer and boolean values with `stream` and `seq`, JSON
+    /// whitespace between its tokens. Nil for anything else (an error, another shape), which the decoder
+    /// reads.
     static func plainAck(_ data: [UInt8]) -> (stream: String, sequence: UInt64, duplicate: Bool)? {
         var stream: String?
         var sequence: UInt64?
         var duplicate = false
         var index = 0
         func next() -> UInt8? { index < data.count ? data[index] : nil }
-        func string() -> [UInt8]? {
+        func skipSpace() {
+            while let byte = next(), byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D { index += 1 }
+        }
+        /// A string without escapes: where its bytes are (no copy).
+        func string() -> Range<Int>? {
             guard next() == UInt8(ascii: "\"") else { return nil }
             index += 1
             let start = index
@@ -193,33 +199,55 @@ extension JetStream {
             }
             guard next() == UInt8(ascii: "\"") else { return nil }
             index += 1
-            return Array(data[start..<(index - 1)])
+            return start..<(index - 1)
+        }
+        func bytes(_ range: Range<Int>, are text: StaticString) -> Bool {
+            range.count == text.utf8CodeUnitCount
+                && text.withUTF8Buffer { data[range].elementsEqual($0) }
         }
         guard next() == UInt8(ascii: "{") else { return nil }
         index += 1
-        var keys: Set<[UInt8]> = []
-        let (streamKey, sequenceKey, duplicateKey) = (Array("stream".utf8), Array("seq".utf8), Array("duplicate".utf8))
+        skipSpace()
+        // Keys seen: a key given twice, or an error, is the decoder's to judge.
+        var seen: (stream: Bool, sequence: Bool, duplicate: Bool) = (false, false, false)
+        var others: [Range<Int>] = []
         while true {
-            // A key given twice, or an error, is the decoder's to judge.
-            guard let key = string(), keys.insert(key).inserted, key != Array("error".utf8),
-                next() == UInt8(ascii: ":")
-            else { return nil }
+            guard let key = string() else { return nil }
+            let isStream = bytes(key, are: "stream")
+            let isSequence = bytes(key, are: "seq")
+            let isDuplicate = bytes(key, are: "duplicate")
+            if isStream {
+                guard !seen.stream else { return nil }
+                seen.stream = true
+            } else if isSequence {
+                guard !seen.sequence else { return nil }
+                seen.sequence = true
+            } else if isDuplicate {
+                guard !seen.duplicate else { return nil }
+                seen.duplicate = true
+            } else {
+                guard !bytes(key, are: "error"), !others.contains(where: { data[$0].elementsEqual(data[key]) })
+                else { return nil }
+                others.append(key)
+            }
+            skipSpace()
+            guard next() == UInt8(ascii: ":") else { return nil }
             index += 1
+            skipSpace()
             switch next() {
             case UInt8(ascii: "\""):
-                guard let value = string(), key != sequenceKey, key != duplicateKey else { return nil }
-                if key == streamKey { stream = String(decoding: value, as: UTF8.self) }
+                guard let value = string(), !isSequence, !isDuplicate else { return nil }
+                if isStream { stream = String(decoding: data[value], as: UTF8.self) }
             case UInt8(ascii: "t"), UInt8(ascii: "f"):
                 let flag = next() == UInt8(ascii: "t")
-                let word = Array((flag ? "true" : "false").utf8)
-                guard data.count - index >= word.count, Array(data[index..<(index + word.count)]) == word,
-                    key != streamKey, key != sequenceKey
-                else { return nil }
-                index += word.count
-                if key == duplicateKey { duplicate = flag }
+                let word: StaticString = flag ? "true" : "false"
+                let end = index + word.utf8CodeUnitCount
+                guard end <= data.count, bytes(index..<end, are: word), !isStream, !isSequence else { return nil }
+                index = end
+                if isDuplicate { duplicate = flag }
             case let byte? where byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9"):
                 // No leading zero (not JSON), and only `seq` is a number.
-                guard key != streamKey, key != duplicateKey,
+                guard !isStream, !isDuplicate,
                     byte != UInt8(ascii: "0") || index + 1 >= data.count
                         || !(data[index + 1] >= UInt8(ascii: "0") && data[index + 1] <= UInt8(ascii: "9"))
                 else { return nil }
@@ -231,12 +259,15 @@ extension JetStream {
                     number = sum
                     index += 1
                 }
-                if key == Array("seq".utf8) { sequence = number }
+                if isSequence { sequence = number }
             default:
                 return nil
             }
+            skipSpace()
             switch next() {
-            case UInt8(ascii: ","): index += 1
+            case UInt8(ascii: ","):
+                index += 1
+                skipSpace()
             case UInt8(ascii: "}"):
                 index += 1
                 guard index == data.count, let stream, let sequence else { return nil }

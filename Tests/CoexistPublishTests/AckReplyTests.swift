@@ -11,6 +11,10 @@ import Testing
             #"{"stream":"BENCH","seq":7,"duplicate":true}"#, #"{"stream":"BENCH","domain":"hub","seq":9}"#,
             #"{"stream":"BENCH","seq":3,"duplicate":false}"#, #"{"stream":"OTHER","seq":4}"#,
             #"{"stream":"BENCH","seq":0}"#,
+            // As nats-server 2.9 writes them (measured: a space after the stream and the duplicate flag's
+            // colon), and any JSON whitespace between tokens.
+            #"{"stream":"BENCH", "seq":1}"#, #"{"stream":"BENCH", "seq":1,"duplicate": true}"#,
+            "{ \"stream\" :\t\"BENCH\" ,\r\n\"seq\": 5 , \"duplicate\" : false }",
         ] {
             #expect(JetStream.plainAck(Array(text.utf8)) != nil, "\(text)")
             #expect(
@@ -31,6 +35,8 @@ import Testing
             #"{"stream":"BENCH","seq":1,"duplicate":1}"#, #"{"stream":"BENCH","seq":1,"duplicate":"true"}"#,
             #"{"stream":"BENCH","seq":01}"#, #"{"stream":"BENCH","seq":"1"}"#, #"{"stream":1,"seq":1}"#,
             #"{"stream":"BENCH","seq":1,"error":"x"}"#, "{\"stream\":\"BENCH\u{e9}\",\"seq\":1}",
+            #"{"stream":"BENCH", "seq":1 , }"#, #"{"stream":"BENCH","seq":1 2}"#,
+            "{\"stream\":\"BENCH\",\u{a0}\"seq\":1}",
         ] {
             #expect(JetStream.plainAck(Array(text.utf8)) == nil, "\(text)")
         }
