@@ -226,7 +226,10 @@ extension JetStream {
                 guard !seen.duplicate else { return nil }
                 seen.duplicate = true
             } else {
-                guard !bytes(key, are: "error"), !others.contains(where: { data[$0].elementsEqual(data[key]) })
+                // An acknowledgement has a few keys: a reply with more than 16 others (a forged one) is the
+                // decoder's.
+                guard !bytes(key, are: "error"), others.count < 16,
+                    !others.contains(where: { data[$0].elementsEqual(data[key]) })
                 else { return nil }
                 others.append(key)
             }

@@ -35,6 +35,12 @@ import Testing
             #"{"stream":"BENCH","seq":1,"duplicate":1}"#, #"{"stream":"BENCH","seq":1,"duplicate":"true"}"#,
             #"{"stream":"BENCH","seq":01}"#, #"{"stream":"BENCH","seq":"1"}"#, #"{"stream":1,"seq":1}"#,
             #"{"stream":"BENCH","seq":1,"error":"x"}"#, "{\"stream\":\"BENCH\u{e9}\",\"seq\":1}",
+            #"{"stream":"BENCH","seq":1,"seq":2}"#, #"{"stream":"BENCH","seq":1,"duplicate":true,"duplicate":false}"#,
+            #"{"stream":"BENCH","domain":"a","seq":1,"domain":"b"}"#, #"{"stream":"BENCH","seq":1,"duplicate":truex}"#,
+            #"{"stream":"BENCH","seq":1,"duplicate":t"#, #"{"stream":"BENCH","seq":0"#, #"{"stream":"BENCH","seq":"#,
+            #"{"stream":"BENCH","seq""#, "{}", #"{"stream":"BENCH","seq":1,"k"}"#, #"{"stream":"BENCH","seq":null}"#,
+            "{\"stream\":\"BENCH\",\"seq\":1,"
+                + (0..<17).map { "\"k\($0)\":1" }.joined(separator: ",") + "}",
             #"{"stream":"BENCH", "seq":1 , }"#, #"{"stream":"BENCH","seq":1 2}"#,
             "{\"stream\":\"BENCH\",\u{a0}\"seq\":1}",
         ] {

@@ -35,5 +35,18 @@ import Testing
                 == "a.{store.b..E"
         )
         #expect(SubjectTemplate("plain").subject(store: "S", entity: nil, change: "c", side: "d") == "plain")
+        // The first `}` after a `{` closes it.
+        #expect(SubjectTemplate("{a{store}}").subject(store: "S", entity: nil, change: "c", side: "d") == "_}")
+    }
+
+    @Test func headerValuesLoseControlCharactersAndStopAt256Bytes() {
+        #expect(ChangeMessage.headerValue("old-app 1.2") == "old-app 1.2")
+        #expect(ChangeMessage.headerValue("a\r\nX-Injected: 1\u{7F}b") == "aX-Injected: 1b")
+        #expect(ChangeMessage.headerValue("café") == "café")
+        #expect(ChangeMessage.headerValue(String(repeating: "x", count: 300)) == String(repeating: "x", count: 256))
+        // A character that would cross the limit is left out whole.
+        #expect(
+            ChangeMessage.headerValue(String(repeating: "x", count: 255) + "é") == String(repeating: "x", count: 255)
+        )
     }
 }
