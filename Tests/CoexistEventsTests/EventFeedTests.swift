@@ -9,16 +9,12 @@ import Testing
 /// reader's position, wakes the reader only when it waits, and stays within its bounds.
 @Suite struct EventFeedTests {
     private func transaction(_ token: Int64, after: Int64, size: Int = 100) -> EventFeed.Transaction {
-        let event = EncodedEvent(
+        EventFeed.Transaction(
             token: token,
-            entity: "Task",
-            side: .legacy,
-            author: nil,
-            change: .insert,
+            after: after,
             isMirror: false,
-            plain: WireLine([UInt8](repeating: 0x61, count: size), token: token)
+            events: [.sample(token, size: size, values: false)]
         )
-        return EventFeed.Transaction(token: token, after: after, isMirror: false, events: [event])
     }
 
     @Test func givesOnlyWhatChainsFromThePosition() {

@@ -6,17 +6,7 @@ import Testing
 /// The record of recently published events answers only for a range it holds whole.
 @Suite struct RecentEventsTests {
     private func event(_ token: Int64, resolved: Bool = true, size: Int = 100) -> EncodedEvent {
-        EncodedEvent(
-            token: token,
-            entity: "Task",
-            side: .legacy,
-            author: nil,
-            change: .insert,
-            isMirror: false,
-            plain: WireLine([UInt8](repeating: 0x61, count: size), token: token),
-            withValues: WireLine([UInt8](repeating: 0x62, count: size), token: token),
-            resolved: resolved
-        )
+        .sample(token, size: size, resolved: resolved)
     }
 
     @Test func answersOnlyFromWhereItIsComplete() {
