@@ -17,9 +17,9 @@ import Glibc
 ///
 /// It publishes each change, or each transaction, with a message id the server's duplicate window knows:
 /// what the event service encoded (``feed``), or what it reads from the history on its own read-only
-/// connection (it never writes the file). Its position is a
-/// durable consumer's (``consumerName``), posted to the bridge service, the one writer, only once the server
-/// has acknowledged everything up to it: history pruning waits for it, and a restart resumes from it.
+/// connection (it never writes the file). Its position is a durable consumer's (``consumerName``), posted
+/// to the bridge service, the one writer, only once the server has acknowledged everything up to it:
+/// history pruning waits for it, and a restart resumes from it.
 /// What was acknowledged after the last durable position is found again in the stream itself (the id of its
 /// last message from this store) and in memory after an outage, so nothing is published twice however long
 /// the outage or the stop; nothing is skipped because the position only moves after acknowledgements.
