@@ -3,8 +3,9 @@ import CoexistRuntime
 
 /// Publishing what the event service handed over (``EventFeed``): no history read, no second encoding.
 extension PublishService {
-    /// Transactions published per window of messages in flight, at most (the history path's page size).
-    static let fedChunk = 256
+    /// Transactions published per window of messages in flight, at most, from the feed and from the
+    /// history alike.
+    static let page = 256
     /// A transaction whose object the bridge had not identified in both schemas when it was encoded (a
     /// new-side insert before its mirror) is published as encoded only when taken within this time (ns):
     /// a reading of the history now would most likely know no more. Taken later (the publisher was behind),
@@ -27,7 +28,7 @@ extension PublishService {
                 guard !taken.transactions.isEmpty else { return taken.last <= state.mark.token }
                 var start = 0
                 while start < taken.transactions.count {
-                    let chunk = taken.transactions[start..<min(start + Self.fedChunk, taken.transactions.count)]
+                    let chunk = taken.transactions[start..<min(start + Self.page, taken.transactions.count)]
                     var pending: [Pending] = []
                     var through: Int64?
                     for transaction in chunk {

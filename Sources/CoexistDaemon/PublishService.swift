@@ -284,7 +284,7 @@ final class PublishService: @unchecked Sendable {
                 let current = state
                 let (page, pending) = try state.engine.connection.read {
                     try checkNotPruned(after: after, current.source)
-                    let page = try current.source.transactions(after: after, through: last, limit: 256)
+                    let page = try current.source.transactions(after: after, through: last, limit: Self.page)
                     return (page, try page.flatMap { try self.pending($0, current) })
                 }
                 guard let final = page.last else {
