@@ -69,6 +69,11 @@ final class EventClient {
     var closing = false
     var closed = false
     var lastHeartbeat: UInt64
+    /// The server's number for this connection (with the descriptor, the key of its registration).
+    var serial: UInt32 = 0
+    /// What the connection is registered for in the server's epoll set (`POLLIN`, `POLLOUT`; 0: not
+    /// registered).
+    var interest: Int16 = 0
 
     init(descriptor: Int32, now: UInt64, account: QueueAccount) {
         self.descriptor = descriptor

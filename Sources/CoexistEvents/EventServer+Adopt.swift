@@ -4,7 +4,7 @@ extension EventServer {
     /// Takes over a connection accepted (and let through the allowlist) before the server existed, while
     /// coexistd started: `lines` are answered now as if just read, `partial` is the start of the next.
     public func adopt(descriptor: Int32, lines: [[UInt8]], partial: [UInt8], now: UInt64) {
-        let client = EventClient(descriptor: descriptor, now: now, account: account)
+        let client = makeClient(descriptor: descriptor, now: now)
         clients[descriptor] = client
         client.input = partial
         client.inputSince = partial.isEmpty ? nil : now

@@ -11,8 +11,8 @@ public import Glibc
 
 /// The change-event server on the daemon's Unix socket (protocol in the README's "Event protocol").
 ///
-/// Driven by the daemon's poll loop on the daemon's thread: ``descriptors(now:)`` to poll, ``handle(_:now:)``
-/// for what is ready, ``publish(now:)`` after commits, ``tick(now:)`` for backlogs, waits, timeouts and
+/// Driven by the daemon's poll loop on the daemon's thread: ``descriptors(now:)`` to poll (one descriptor,
+/// an epoll set of the listener and the clients, whatever their number), ``handle(_:now:)`` for what is ready, ``publish(now:)`` after commits, ``tick(now:)`` for backlogs, waits, timeouts and
 /// heartbeats. Every write is non-blocking and every queue bounded: a slow or hostile client can only
 /// lose its own connection.
 public final class EventServer {
@@ -69,6 +69,14 @@ public final class EventServer {
     /// When accepting failed for want of descriptors: the listener is not polled before this.
     var acceptPausedUntil: UInt64 = 0
     var acceptWarnedAt: UInt64 = 0
+    /// The listener and the clients, registered for what each waits for (``syncReadiness(now:)``).
+    let readiness: ReadinessSet
+    /// What the listener is registered for (0: not registered).
+    var listenerInterest: Int16 = 0
+    /// Registrations in ``readiness`` (the listener's included).
+    var registrations = 0
+    /// The serial number of the last client made: with its descriptor, the key of its registration.
+    var lastSerial: UInt32 = 0
 
     /// A server on `listener` for the bridge's database.
     ///
@@ -89,35 +97,20 @@ public final class EventServer {
         self.consumers = consumers
         source = try EventSource(engine: engine)
         published = try source.lastToken()
+        readiness = try ReadinessSet()
+        try readiness.add(listener.descriptor, events: Int16(POLLIN), key: Self.listenerKey)
+        listenerInterest = Int16(POLLIN)
+        registrations = 1
     }
 
     /// Connected clients.
     public var clientCount: Int { clients.count }
 
-    /// What the server holds for its clients: connections, queued bytes, filter sets, pending waits. All
-    /// four return to zero once every client has gone (the fuzzers check it after every input).
-    public var resourcesHeld: (clients: Int, queuedBytes: Int, filterSets: Int, waits: Int) {
-        (clients.count, account.bytes, filters.count, waits.count)
-    }
-
-    /// What to poll: the listener (unless accepting is paused) and every client (for writing when it has
-    /// queued output).
-    public func descriptors(now: UInt64) -> [pollfd] {
-        let listening = now >= acceptPausedUntil
-        var result = [pollfd(fd: listening ? listener.descriptor : -1, events: Int16(POLLIN), revents: 0)]
-        for client in clients.values {
-            // A client waiting for its ack to be durable is not read (the kernel holds what it sends).
-            let held = client.awaitingAck != nil
-            guard !held || client.wantsToWrite else { continue }
-            result.append(
-                pollfd(
-                    fd: client.descriptor,
-                    events: (held ? 0 : Int16(POLLIN)) | (client.wantsToWrite ? Int16(POLLOUT) : 0),
-                    revents: 0
-                )
-            )
-        }
-        return result
+    /// What the server holds for its clients: connections, queued bytes, filter sets, pending waits and
+    /// registrations for readiness. All five return to zero once every client has gone (the fuzzers check it
+    /// after every input).
+    public var resourcesHeld: (clients: Int, queuedBytes: Int, filterSets: Int, waits: Int, registrations: Int) {
+        (clients.count, account.bytes, filters.count, waits.count, registrations - (listenerInterest != 0 ? 1 : 0))
     }
 
     /// Answers the `ack`s that are now durable, then goes on with what those clients sent after them.
@@ -140,19 +133,29 @@ public final class EventServer {
     /// Handles a ready descriptor; returns false when it is not the server's.
     @discardableResult
     public func handle(_ descriptor: pollfd, now: UInt64) -> Bool {
-        if descriptor.fd == listener.descriptor {
-            accept(now: now)
-            return true
+        guard descriptor.fd == readiness.descriptor else { return false }
+        for (key, events) in readiness.ready() {
+            if key == Self.listenerKey {
+                accept(now: now)
+                continue
+            }
+            // A client removed (and its descriptor's number given to a newer one) after the batch was taken
+            // is skipped: its serial number no longer matches.
+            guard let client = clients[Int32(truncatingIfNeeded: key)], Self.key(of: client) == key else { continue }
+            serve(client, ready: events, now: now)
         }
-        guard let client = clients[descriptor.fd] else { return false }
-        if descriptor.revents & Int16(POLLOUT) != 0 { client.flush() }
-        if descriptor.revents & Int16(POLLIN | POLLHUP | POLLERR) != 0 && client.awaitingAck == nil {
+        return true
+    }
+
+    /// Writes to and reads from a client its registration reports ready (`events`, as `poll` spells them).
+    private func serve(_ client: EventClient, ready events: Int16, now: UInt64) {
+        if events & Int16(POLLOUT) != 0 { client.flush() }
+        if events & Int16(POLLIN | POLLHUP | POLLERR) != 0 && client.awaitingAck == nil {
             // Nothing more is answered once the connection is closing (after errors, over a budget).
             answer(client.readLines(limit: limits.maxLineLength, now: now), from: client, now: now)
         }
         if client.closing && !client.wantsToWrite { client.closed = true }
         if client.closed { remove(client) }
-        return true
     }
 
     /// Answers `lines` in order; those after one whose ack is on its way to the bridge are held for later.
@@ -185,7 +188,7 @@ public final class EventServer {
                 return
             }
             guard let descriptor = accepted else { return }
-            let client = EventClient(descriptor: descriptor, now: now, account: account)
+            let client = makeClient(descriptor: descriptor, now: now)
             guard clients.count < limits.maxClients else {
                 client.send(
                     EventError(code: .tooManyClients, message: "the server has \(limits.maxClients) clients").line
@@ -228,6 +231,7 @@ public final class EventServer {
             }
         }
         unsubscribe(client)
+        unregister(client)
         clients[client.descriptor] = nil
         waits.removeAll(client: client.descriptor)
     }

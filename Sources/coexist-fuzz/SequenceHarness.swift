@@ -135,7 +135,7 @@ final class SequenceHarness {
         _ = try? server.consumers.write(to: connection)
         clock = now
         let held = server.resourcesHeld
-        guard held.clients == 0, held.queuedBytes == 0, held.filterSets == 0, held.waits == 0,
+        guard held.clients == 0, held.queuedBytes == 0, held.filterSets == 0, held.waits == 0, held.registrations == 0,
             server.consumers.pendingCount == 0
         else {
             StandardStreams.error(

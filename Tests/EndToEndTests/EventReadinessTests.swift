@@ -1,0 +1,41 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// coexistd waits on its clients through one epoll set: many clients ready at once (more than one batch of
+/// readiness) are all answered, and idle subscribers beside a live one change nothing it receives.
+@Suite struct EventReadinessTests {
+    @Test func manyClientsReadyAtOnceAreAllAnswered() throws {
+        let fixture = try EventFixture()
+        let clients = try (0..<200).map { _ in try fixture.client() }
+        for (index, client) in clients.enumerated() { client.send(#"{"op":"ping","id":\#(index)}"# + "\n") }
+        for (index, client) in clients.enumerated() {
+            let replies = try fixture.collect(client) { $0["type"] as? String == "pong" }
+            #expect(replies.last?["id"] as? Int == index, "client \(index): \(replies)")
+        }
+    }
+
+    @Test func idleSubscribersBesideALiveOneChangeNothingItReceives() throws {
+        let fixture = try EventFixture()
+        var idle: [SocketClient] = []
+        for _ in 0..<100 {
+            let client = try fixture.client()
+            client.send(#"{"op":"subscribe","since":"now","entities":["Category"]}"# + "\n")
+            _ = try fixture.collect(client) { $0["type"] as? String == "end_of_backlog" }
+            idle.append(client)
+        }
+        let live = try fixture.client()
+        live.send(#"{"op":"subscribe","since":"now","entities":["Task"]}"# + "\n")
+        _ = try fixture.collect(live) { $0["type"] as? String == "end_of_backlog" }
+        var tokens: [Int64] = []
+        for index in 0..<20 { tokens.append(try fixture.legacyInsert("task \(index)")) }
+        let events = try fixture.collect(live) { ($0["token"] as? Int).map { Int64($0) >= tokens.last ?? 0 } ?? false }
+            .filter { $0["type"] as? String == "event" }
+        #expect(events.compactMap { ($0["token"] as? Int).map(Int64.init) } == tokens)
+        // The idle ones were told nothing but heartbeats, and are still served.
+        for client in idle.prefix(5) {
+            let replies = try client.request(#"{"op":"ping"}"#)
+            #expect(replies["type"] as? String == "pong", "\(replies)")
+        }
+    }
+}
