@@ -9,12 +9,15 @@ enum BenchCommand {
                              [--enumerate-rows N] [--snapshot-rows N] [--pull-rate N]
                              [--consumers N] [--consumer-rate N] [--consumer-seconds N]
                              [--subscribers N,N,...] [--event-rate N] [--fanout-seconds N] [--queue-limit N]
-                             [--backlog N] [--history N] [--idle-seconds N] [--migrate-rows N]
+                             [--backlog N] [--history N] [--idle-seconds N] [--idle-subscribers N]
+                             [--migrate-rows N]
                coexist-bench crash [--rounds N] [--writes N] [--seed N] [--model PATH | --store PATH]
                coexist-bench soak [--minutes N | --seconds N] [--subscribers N] [--rate N] [--model PATH]
 
           latency          commit → subscriber event and commit → mirror event, each direction
-                           (--count transactions at --rate per second; defaults 10000 and 1000)
+                           (--count transactions at --rate per second; defaults 10000 and 1000), with
+                           --idle-subscribers more connections (default 0) subscribed to an entity no one
+                           writes
           throughput       coexistd --once on a backlog of 1-row and of 100-row transactions (--changes
                            each, default 20000) vs raw batched inserts of the same rows, same run; and on
                            100-row update transactions of rows already mirrored vs raw updates of them
@@ -84,7 +87,7 @@ enum BenchCommand {
                 "subscribers", "event-rate", "fanout-seconds", "queue-limit", "minutes", "seconds", "store",
                 "migrate-rows", "fetch-rows", "enumerate-rows", "snapshot-rows", "pull-rate", "consumers",
                 "consumer-rate",
-                "consumer-seconds",
+                "consumer-seconds", "idle-subscribers",
             ]
         )
         if parsed.flag("help") {
@@ -134,7 +137,8 @@ enum BenchCommand {
             let results = try LatencyScenario.run(
                 modelPath: model,
                 count: try number("count", 10_000),
-                rate: try number("rate", 1_000)
+                rate: try number("rate", 1_000),
+                idle: try number("idle-subscribers", 0)
             )
             report.latency(results)
         }

@@ -25,9 +25,21 @@ enum LatencyScenario {
         var id: String?
     }
 
-    static func run(modelPath: String, count: Int, rate: Int) throws -> [Result] {
+    /// `idle` more connections stay subscribed to an entity no one writes while the figures are taken: what
+    /// a wake-up of the event service costs with that many clients connected.
+    static func run(modelPath: String, count: Int, rate: Int, idle: Int = 0) throws -> [Result] {
         try BenchStore.withDaemon(modelPath: modelPath) { store, _ in
-            try ["legacy", "new"].map { try measure(side: $0, store: store, count: count, rate: rate) }
+            var idleClients: [LineClient] = []
+            for _ in 0..<idle {
+                let client = try LineClient(path: store.socket)
+                try client.send(EventRequest("subscribe", since: .now, entities: ["Category"]).text)
+                while let line = try client.readLine(), !line.contains("end_of_backlog") {
+                    if line.contains(#""type":"error""#) { throw BenchError("coexistd refused a client: \(line)") }
+                }
+                idleClients.append(client)
+            }
+            defer { withExtendedLifetime(idleClients) {} }
+            return try ["legacy", "new"].map { try measure(side: $0, store: store, count: count, rate: rate) }
         }
     }
 

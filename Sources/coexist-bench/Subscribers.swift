@@ -14,14 +14,21 @@ import Glibc
 /// gets a summary line "received R disordered D lagged L closed C", then "token receive-time-ns" for the
 /// last event of every transaction on every connection (receive time: when `read` returned its bytes).
 enum Subscribers {
-    private final class Subscriber {
-        let descriptor: Int32
-        var pending: [UInt8] = []
+    /// Where a connection's event stream is: the order check's state.
+    private struct Order {
         var received = 0
         var token: Int64 = 0
         var nextIndex: Int64 = 0
         var count: Int64 = 0
         var disordered = 0
+    }
+
+    private final class Subscriber {
+        let descriptor: Int32
+        var pending: [UInt8] = []
+        var order = Order()
+        var received: Int { order.received }
+        var disordered: Int { order.disordered }
         var lagged = false
         var closed = false
 
@@ -55,19 +62,25 @@ enum Subscribers {
         fclose(marker)
 
         let deadline = Measure.now() + Int64(seconds) * 1_000_000_000
-        var descriptors = subscribers.map { pollfd(fd: $0.descriptor, events: Int16(POLLIN), revents: 0) }
+        // An epoll set, as coexistd uses: with a thousand connections, `poll` would cost this reader more
+        // than the events it reads.
+        let readiness = try ReadinessSet()
+        for (index, subscriber) in subscribers.enumerated() {
+            try readiness.add(subscriber.descriptor, events: Int16(POLLIN), key: UInt64(index))
+        }
+        var waiting = [pollfd(fd: readiness.descriptor, events: Int16(POLLIN), revents: 0)]
         var buffer = [UInt8](repeating: 0, count: 1 << 18)
         var open = subscribers.count
         func finished(_ subscriber: Subscriber) -> Bool { subscriber.closed || subscriber.received >= expectedEvents }
         var unfinished = subscribers.filter { !finished($0) }.count
         while unfinished > 0, open > 0, Measure.now() < deadline {
-            guard poll(&descriptors, nfds_t(descriptors.count), 100) > 0 else { continue }
-            for index in descriptors.indices where descriptors[index].revents != 0 {
-                let subscriber = subscribers[index]
+            guard poll(&waiting, 1, 100) > 0 else { continue }
+            for (key, _) in readiness.ready() {
+                let subscriber = subscribers[Int(key)]
                 let wasFinished = finished(subscriber)
                 readAvailable(subscriber, &buffer, &samples)
                 if subscriber.closed {
-                    descriptors[index].fd = -1
+                    readiness.remove(subscriber.descriptor)
                     open -= 1
                 }
                 if !wasFinished && finished(subscriber) { unfinished -= 1 }
@@ -155,6 +168,8 @@ enum Subscribers {
         _ samples: inout [(token: Int64, time: Int64)]
     ) -> Int {
         var start = 0
+        var order = subscriber.order
+        defer { subscriber.order = order }
         while start < bytes.count {
             guard let base = bytes.baseAddress,
                 let found = memchr(base + start, 0x0A, bytes.count - start)
@@ -162,7 +177,7 @@ enum Subscribers {
             let end = base.distance(to: found.assumingMemoryBound(to: UInt8.self))
             let line = UnsafeBufferPointer(rebasing: bytes[start..<end])
             if line.starts(with: eventPrefix) {
-                event(line, subscriber, time, &samples)
+                if event(line, &order) { samples.append((order.token, time)) }
             } else if line.starts(with: laggedPrefix) {
                 subscriber.lagged = true
             }
@@ -172,36 +187,35 @@ enum Subscribers {
     }
 
     /// `{"type":"event","token":T,"index":I,"count":C,...}`: the server writes these fields first, in order.
-    private static func event(
-        _ line: UnsafeBufferPointer<UInt8>,
-        _ subscriber: Subscriber,
-        _ time: Int64,
-        _ samples: inout [(token: Int64, time: Int64)]
-    ) {
+    /// Checks the event's place in `order`; true when it ends its transaction.
+    private static func event(_ line: UnsafeBufferPointer<UInt8>, _ order: inout Order) -> Bool {
         var position = eventPrefix.count
-        func number() -> Int64 {
+        var numbers: (Int64, Int64, Int64) = (0, 0, 0)
+        for field in 0..<3 {
             var value: Int64 = 0
-            while position < line.count, line[position] >= 0x30, line[position] <= 0x39 {
-                value = value * 10 + Int64(line[position] - 0x30)
+            while position < line.count, case let digit = line[position] &- 0x30, digit < 10 {
+                value = value &* 10 &+ Int64(digit)
                 position += 1
             }
+            switch field {
+            case 0: numbers.0 = value
+            case 1: numbers.1 = value
+            default: numbers.2 = value
+            }
             // Skip `,"key":` up to the next digit.
-            while position < line.count, line[position] < 0x30 || line[position] > 0x39 { position += 1 }
-            return value
+            while position < line.count, line[position] &- 0x30 >= 10 { position += 1 }
         }
-        let token = number()
-        let index = number()
-        let count = number()
+        let (token, index, count) = numbers
         // The same transaction's next event, or the first of a later one once the previous is complete.
         let inOrder =
-            token == subscriber.token
-            ? index == subscriber.nextIndex
-            : token > subscriber.token && index == 0 && subscriber.nextIndex == subscriber.count
-        if !inOrder { subscriber.disordered += 1 }
-        subscriber.token = token
-        subscriber.count = count
-        subscriber.nextIndex = index + 1
-        subscriber.received += 1
-        if index == count - 1 { samples.append((token, time)) }
+            token == order.token
+            ? index == order.nextIndex
+            : token > order.token && index == 0 && order.nextIndex == order.count
+        if !inOrder { order.disordered += 1 }
+        order.token = token
+        order.count = count
+        order.nextIndex = index + 1
+        order.received += 1
+        return index == count - 1
     }
 }
