@@ -145,21 +145,34 @@ extension EventServer {
                     )
                 )
                 var batch: WireLine?
-                var passes: [Int: Bool] = [:]  // by filter: does every event of the transaction pass it?
+                // The events each filter set takes: decided once per filter set, not per subscriber (a
+                // subscriber whose filters take none of them costs one lookup).
+                var taken: [Int: [EncodedEvent]] = [:]
                 // `"framing":"transaction"` messages, by filter set and values: one encoding each.
                 var framed: [FramedMessage: WireLine?] = [:]
                 for client in receivers {
-                    guard let subscription = client.subscription, subscription.live else { continue }
-                    if subscription.transactions, subscription.filter >= 0 {
-                        let key = FramedMessage(filter: subscription.filter, values: subscription.values)
+                    guard client.subscription?.live == true, let filter = client.subscription?.filter else { continue }
+                    let passing: [EncodedEvent]
+                    if let known = taken[filter] {
+                        passing = known
+                    } else {
+                        guard let spec = filters.spec(filter) else { continue }
+                        let matching = events.filter { matches($0, spec) }
+                        passing = matching.count == events.count ? events : matching
+                        taken[filter] = passing
+                    }
+                    if passing.isEmpty {
+                        client.subscription?.position = transaction.token
+                        continue
+                    }
+                    let values = client.subscription?.values == true
+                    if client.subscription?.transactions == true {
+                        let key = FramedMessage(filter: filter, values: values)
                         let message: WireLine?
                         if let known = framed[key] {
                             message = known
                         } else {
-                            message = WireLine(
-                                transaction: events.filter { matches($0, subscription) },
-                                values: subscription.values
-                            )
+                            message = WireLine(transaction: passing, values: values)
                             framed[key] = message
                         }
                         if message.map({ deliver($0, to: client) }) ?? true {
@@ -167,20 +180,13 @@ extension EventServer {
                         }
                         continue
                     }
-                    var whole = false
-                    if events.count > 1 && !subscription.values && !subscription.transactions
-                        && subscription.filter >= 0
-                    {
-                        whole = passes[subscription.filter] ?? events.allSatisfy { matches($0, subscription) }
-                        passes[subscription.filter] = whole
-                    }
                     let delivered: Bool
-                    if whole {
+                    if passing.count > 1 && passing.count == events.count && !values {
                         let joined = batch ?? WireLine(joining: events.map(\.plain), token: transaction.token)
                         batch = joined
                         delivered = deliver(joined, to: client)
                     } else {
-                        delivered = deliver(events, to: client)
+                        delivered = deliver(passing, to: client, filtered: true)
                     }
                     if delivered { client.subscription?.position = transaction.token }
                 }

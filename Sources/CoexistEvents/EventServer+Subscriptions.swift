@@ -163,25 +163,40 @@ extension EventServer {
 
     /// Whether `event` passes the subscription's filters.
     func matches(_ event: EncodedEvent, _ subscription: EventClient.Subscription) -> Bool {
-        if event.isMirror && !subscription.mirrors { return false }
-        if let entities = subscription.entities, !entities.contains(event.entity ?? "") { return false }
-        if let sides = subscription.sides, !sides.contains(event.side) { return false }
-        if let authors = subscription.authors, !authors.contains(event.author ?? "") { return false }
-        if let types = subscription.types, !types.contains(event.change) { return false }
+        matches(
+            event,
+            FilterSpec(
+                entities: subscription.entities,
+                sides: subscription.sides,
+                authors: subscription.authors,
+                types: subscription.types,
+                mirrors: subscription.mirrors
+            )
+        )
+    }
+
+    /// Whether `event` passes the filters of `spec`.
+    func matches(_ event: EncodedEvent, _ spec: FilterSpec) -> Bool {
+        if event.isMirror && !spec.mirrors { return false }
+        if let entities = spec.entities, !entities.contains(event.entity ?? "") { return false }
+        if let sides = spec.sides, !sides.contains(event.side) { return false }
+        if let authors = spec.authors, !authors.contains(event.author ?? "") { return false }
+        if let types = spec.types, !types.contains(event.change) { return false }
         return true
     }
 
-    /// Queues `events`, or, when the subscriber's queue is full, tells it it lagged and disconnects it.
-    /// Returns false after a lag.
-    func deliver(_ events: [EncodedEvent], to client: EventClient) -> Bool {
+    /// Queues `events` (those that pass the subscription's filters; all of them when `filtered` says they
+    /// were chosen by its filter set already), or, when the subscriber's queue is full, tells it it lagged
+    /// and disconnects it. Returns false after a lag.
+    func deliver(_ events: [EncodedEvent], to client: EventClient, filtered: Bool = false) -> Bool {
         guard let subscription = client.subscription else { return true }
         if subscription.transactions {
-            let taken = events.filter { matches($0, subscription) }
+            let taken = filtered ? events : events.filter { matches($0, subscription) }
             guard let message = WireLine(transaction: taken, values: subscription.values) else { return true }
             return deliver(message, to: client)
         }
         defer { client.flush() }
-        for event in events where matches(event, subscription) {
+        for event in events where filtered || matches(event, subscription) {
             let line = subscription.values ? (event.withValues ?? event.plain) : event.plain
             // Let the socket take what it can before judging the queue full.
             if client.queuedEvents >= limits.queueLimit || !withinBudget(client, adding: line.count) { client.flush() }

@@ -32,6 +32,9 @@ struct FilterSets {
     /// Sets in use.
     var count: Int { specs.count }
 
+    /// The filters of set `number` (nil: not in use).
+    func spec(_ number: Int) -> FilterSpec? { specs[number] }
+
     /// The number of `spec`'s set, counting one more user; nil when a new set would pass `maximumBytes`.
     mutating func acquire(_ spec: FilterSpec, maximumBytes: Int) -> Int? {
         if let number = numbers[spec] {

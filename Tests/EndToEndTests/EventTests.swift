@@ -188,6 +188,9 @@ struct EventFixture {
         for request in [
             #"{"op":"subscribe","since":"now"}"#, #"{"op":"subscribe","since":"now","entities":["Task"]}"#,
             #"{"op":"subscribe","since":"now"}"#,
+            // Sharing the second one's filter set, with values; and one whose filter takes one change each.
+            #"{"op":"subscribe","since":"now","entities":["Task"],"values":true}"#,
+            #"{"op":"subscribe","since":"now","entities":["Category"]}"#,
         ] {
             let client = try fixture.client()
             #expect(try client.request(request)["type"] as? String == "subscribed")
@@ -196,6 +199,7 @@ struct EventFixture {
         }
         var expectedAll: [String] = []
         var expectedTasks: [String] = []
+        var expectedCategories: [String] = []
         for round in 0..<5 {
             let result = try fixture.shared.legacy.save(SaveMetadata(author: "old-app")) { save in
                 _ = try save.insert("Category", ["id": DemoStore.uuid(UInt8(round + 1)), "name": .string("c\(round)")])
@@ -212,6 +216,7 @@ struct EventFixture {
             let token = try #require(result.token)
             expectedAll += (0..<4).map { "\(token)/\($0)/4" }
             expectedTasks += (1..<4).map { "\(token)/\($0)/4" }
+            expectedCategories.append("\(token)/0/4")
         }
         func readEvents(_ client: SocketClient, _ count: Int) throws -> [String] {
             var seen: [String] = []
@@ -228,6 +233,8 @@ struct EventFixture {
         #expect(try readEvents(clients[0], 20) == expectedAll)
         #expect(try readEvents(clients[1], 15) == expectedTasks)
         #expect(try readEvents(clients[2], 20) == expectedAll)
+        #expect(try readEvents(clients[3], 15) == expectedTasks)
+        #expect(try readEvents(clients[4], 5) == expectedCategories)
     }
 
     /// Pruning keeps what a durable consumer has not acknowledged; a pruned token gets token_expired.
