@@ -30,7 +30,9 @@ final class EventClient {
         var transactions = false
         /// The server's number for these filters, shared by subscriptions with the same ones (-1: none).
         var filter: Int
-        /// The last token whose events are queued (or were filtered out).
+        /// The last token whose events are queued (or were filtered out). A live subscription has everything
+        /// up to the server's last published token too, and is not moved for each one
+        /// (``EventServer/position(of:)``).
         var position: Int64
         /// Whether the backlog is done and events arrive as they are published.
         var live: Bool
@@ -39,17 +41,37 @@ final class EventClient {
     let descriptor: Int32
     let credentials: PeerCredentials?
     let account: QueueAccount
-    var subscription: Subscription?
+    /// Where the client notes what the server must look at again.
+    let attention: ClientAttention
+    var subscription: Subscription? {
+        didSet {
+            if subscription?.live == false { attention.periodic = true }
+            if oldValue?.live != subscription?.live || oldValue?.filter != subscription?.filter
+                || oldValue?.values != subscription?.values || oldValue?.mirrors != subscription?.mirrors
+            {
+                attention.liveChanged = true
+            }
+        }
+    }
     /// A snapshot subscription's rows still to send (``SnapshotReader``); its backlog starts after them.
-    var snapshot: SnapshotReader?
+    var snapshot: SnapshotReader? {
+        didSet { if snapshot != nil { attention.periodic = true } }
+    }
     /// An `ack` posted and not yet durable: its sequence number and the reply it gets then. Until then the
     /// client's further requests wait (in ``heldLines``, the rest of what was read with it; nothing more is
     /// read), so that replies keep the order of the requests.
-    var awaitingAck: (sequence: UInt64, reply: [UInt8])?
+    var awaitingAck: (sequence: UInt64, reply: [UInt8])? {
+        didSet {
+            if (oldValue == nil) != (awaitingAck == nil) { attention.awaitingAcks += awaitingAck == nil ? -1 : 1 }
+            noteReadiness()
+        }
+    }
     var heldLines: [[UInt8]] = []
     /// The start of a request line not yet complete.
     var input: [UInt8] = []
-    var inputSince: UInt64?
+    var inputSince: UInt64? {
+        didSet { if inputSince != nil { attention.periodic = true } }
+    }
     /// Bytes queued and not yet written (events, replies, heartbeats).
     private(set) var queuedBytes = 0
     /// While closing (an error, a lag, a budget): since when the peer has read nothing of what it was told
@@ -66,25 +88,47 @@ final class EventClient {
     /// The last event token completely written to the socket.
     var delivered: Int64 = 0
     var errors = 0
-    var closing = false
-    var closed = false
+    var closing = false {
+        didSet { if closing { attention.periodic = true } }
+    }
+    var closed = false {
+        didSet { if closed { attention.periodic = true } }
+    }
     var lastHeartbeat: UInt64
     /// The server's number for this connection (with the descriptor, the key of its registration).
     var serial: UInt32 = 0
     /// What the connection is registered for in the server's epoll set (`POLLIN`, `POLLOUT`; 0: not
     /// registered).
     var interest: Int16 = 0
+    /// Whether the client is in ``ClientAttention/readiness`` already.
+    var markedForReadiness = false
 
-    init(descriptor: Int32, now: UInt64, account: QueueAccount) {
+    init(descriptor: Int32, now: UInt64, account: QueueAccount, attention: ClientAttention) {
         self.descriptor = descriptor
         credentials = PeerCredentials(descriptor: descriptor)
         lastHeartbeat = now
         self.account = account
+        self.attention = attention
+        noteReadiness()
     }
 
     deinit {
         account.bytes -= queuedBytes
+        if awaitingAck != nil { attention.awaitingAcks -= 1 }
         close(descriptor)
+    }
+
+    /// What the connection waits for: reading, unless its ack waits to be durable (the kernel holds what it
+    /// sends meanwhile); writing, while it has queued output.
+    var wantedInterest: Int16 {
+        (awaitingAck == nil ? Int16(POLLIN) : 0) | (wantsToWrite ? Int16(POLLOUT) : 0)
+    }
+
+    /// Tells the server when what the connection waits for is no longer what it is registered for.
+    func noteReadiness() {
+        guard !markedForReadiness, wantedInterest != interest else { return }
+        markedForReadiness = true
+        attention.readiness.append(self)
     }
 
     /// Reads at most `budget` bytes of what the socket has (the rest waits in the kernel: one peer cannot
@@ -148,6 +192,7 @@ final class EventClient {
         queuedEvents += line.events
         queuedBytes += line.count
         account.bytes += line.count
+        noteReadiness()
     }
 
     /// Writes queued messages, up to 64 per `sendmsg`, until the socket would block. `MSG_NOSIGNAL`: a peer
@@ -184,6 +229,7 @@ final class EventClient {
             output.removeFirst(outputHead)
             outputHead = 0
         }
+        noteReadiness()
     }
 
     private func advance(by written: Int) {
@@ -235,6 +281,7 @@ final class EventClient {
         let bytes = kept.reduce(0) { $0 + $1.count }
         account.bytes += bytes - queuedBytes
         queuedBytes = bytes
+        noteReadiness()
     }
 }
 

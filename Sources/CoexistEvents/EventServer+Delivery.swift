@@ -3,13 +3,6 @@ import CoexistHistory
 import CoexistProtocol
 import CoexistSQLite
 
-/// What a `"framing":"transaction"` message depends on besides the transaction: the filter set (by
-/// number) and whether it carries values.
-struct FramedMessage: Hashable {
-    var filter: Int
-    var values: Bool
-}
-
 /// Delivery: a catching-up subscriber's backlog (from the recent-events record or the history, in bounded
 /// steps) and the live events of every commit, in token order.
 extension EventServer {
@@ -80,12 +73,19 @@ extension EventServer {
     /// Gives live subscribers the events of every transaction committed since the last call, in token order.
     public func publish(now: UInt64) throws {
         try inOneSnapshot { try publishPending() }
-        for client in clients.values where client.closed { remove(client) }
+        // A client closed since (a write failed) noted it.
+        if attention.periodic { for client in clients.values where client.closed { remove(client) } }
     }
 
     /// Runs `body` in one read transaction (one snapshot, one set of WAL locks for all its queries).
     func inOneSnapshot<T>(_ body: () throws -> T) throws -> T {
         engine.connection.isAutocommit ? try engine.connection.read(body) : try body()
+    }
+
+    /// A subscription's position: for a live one, at least the last published token (it is not moved for
+    /// each transaction its filters take nothing of).
+    func position(of subscription: EventClient.Subscription) -> Int64 {
+        subscription.live ? max(subscription.position, published) : subscription.position
     }
 
     func publishPending() throws {
@@ -96,12 +96,12 @@ extension EventServer {
                 published = last
                 break
             }
-            let live = clients.values.filter { $0.subscription?.live == true }
-            let wantsValues = live.contains { $0.subscription?.values == true } || feed?.values == true
-            let wantsMirrors = live.contains { $0.subscription?.mirrors == true } || feed?.mirrors == true
-            // Subscribers catching up will want these events soon: they are encoded (and kept) even when no
-            // live subscriber takes them.
-            let catchingUp = clients.values.contains { $0.subscription?.live == false }
+            if attention.liveChanged {
+                attention.liveChanged = false
+                live = LiveGroups(clients.values)
+            }
+            let wantsValues = live.wantValues || feed?.values == true
+            let wantsMirrors = live.wantMirrors || feed?.mirrors == true
             // When the page reaches the snapshot's last token, the values read in it are an event's own
             // unless a later transaction of the page changed the same object.
             var lastChange: [EventSource.ChangedObject: Int64] = [:]
@@ -114,9 +114,6 @@ extension EventServer {
                 }
             }
             for transaction in page {
-                let receivers = live.filter {
-                    $0.subscription?.live == true && ($0.subscription?.position ?? .max) < transaction.token
-                }
                 // The bridge's own transaction, which no live subscriber takes: not encoded at all (a hole in
                 // the record: a catching-up subscriber reads it from the history).
                 let isMirror = transaction.author == engine.configuration.author
@@ -125,11 +122,12 @@ extension EventServer {
                     feed?.append(
                         EventFeed.Transaction(token: transaction.token, after: published, isMirror: true, events: nil)
                     )
-                    for client in receivers { client.subscription?.position = transaction.token }
                     published = transaction.token
                     continue
                 }
-                let encode = !receivers.isEmpty || catchingUp || feed != nil
+                // Subscribers catching up will want these events soon: they are encoded (and kept) even when
+                // no live subscriber takes them.
+                let encode = !live.isEmpty || live.catchingUp || feed != nil
                 let unchanged: ((EventSource.ChangedObject) -> Bool)? =
                     complete ? { lastChange[$0] == transaction.token } : nil
                 let events =
@@ -144,53 +142,45 @@ extension EventServer {
                         events: events
                     )
                 )
-                var batch: WireLine?
-                // The events each filter set takes: decided once per filter set, not per subscriber (a
-                // subscriber whose filters take none of them costs one lookup).
-                var taken: [Int: [EncodedEvent]] = [:]
-                // `"framing":"transaction"` messages, by filter set and values: one encoding each.
-                var framed: [FramedMessage: WireLine?] = [:]
-                for client in receivers {
-                    guard client.subscription?.live == true, let filter = client.subscription?.filter else { continue }
-                    let passing: [EncodedEvent]
-                    if let known = taken[filter] {
-                        passing = known
-                    } else {
-                        guard let spec = filters.spec(filter) else { continue }
-                        let matching = events.filter { matches($0, spec) }
-                        passing = matching.count == events.count ? events : matching
-                        taken[filter] = passing
-                    }
-                    if passing.isEmpty {
-                        client.subscription?.position = transaction.token
-                        continue
-                    }
-                    let values = client.subscription?.values == true
-                    if client.subscription?.transactions == true {
-                        let key = FramedMessage(filter: filter, values: values)
-                        let message: WireLine?
-                        if let known = framed[key] {
-                            message = known
-                        } else {
-                            message = WireLine(transaction: passing, values: values)
-                            framed[key] = message
-                        }
-                        if message.map({ deliver($0, to: client) }) ?? true {
-                            client.subscription?.position = transaction.token
-                        }
-                        continue
-                    }
-                    let delivered: Bool
-                    if passing.count > 1 && passing.count == events.count && !values {
-                        let joined = batch ?? WireLine(joining: events.map(\.plain), token: transaction.token)
-                        batch = joined
-                        delivered = deliver(joined, to: client)
-                    } else {
-                        delivered = deliver(passing, to: client, filtered: true)
-                    }
-                    if delivered { client.subscription?.position = transaction.token }
-                }
+                deliver(events, of: transaction.token)
                 published = transaction.token
+            }
+        }
+    }
+
+    /// Gives each live group the events of transaction `token` its filters take: matched once per group,
+    /// encoded once per group for transaction framing and once in all for whole transactions.
+    private func deliver(_ events: [EncodedEvent], of token: Int64) {
+        var batch: WireLine?
+        for group in live.groups {
+            guard let spec = filters.spec(group.filter) else { continue }
+            let matching = events.filter { matches($0, spec) }
+            guard !matching.isEmpty else { continue }
+            let passing = matching.count == events.count ? events : matching
+            // `"framing":"transaction"` messages, with values and without.
+            var framed: [Bool: WireLine?] = [:]
+            for client in group.clients {
+                // Gone since the groups were made (a lag, an unsubscribe), or subscribed from a later token.
+                guard client.subscription?.live == true, client.subscription?.filter == group.filter,
+                    let position = client.subscription?.position, position < token
+                else { continue }
+                let values = client.subscription?.values == true
+                if client.subscription?.transactions == true {
+                    let message: WireLine?
+                    if let known = framed[values] {
+                        message = known
+                    } else {
+                        message = WireLine(transaction: passing, values: values)
+                        framed[values] = message
+                    }
+                    if let message { _ = deliver(message, to: client) }
+                } else if passing.count > 1 && passing.count == events.count && !values {
+                    let joined = batch ?? WireLine(joining: events.map(\.plain), token: token)
+                    batch = joined
+                    _ = deliver(joined, to: client)
+                } else {
+                    _ = deliver(passing, to: client, filtered: true)
+                }
             }
         }
     }

@@ -20,7 +20,7 @@ extension EventServer {
         lastSerial &+= 1
         // Never the listener's key: serial 0xFFFFFFFF with descriptor -1 cannot be accepted, but stay clear.
         if lastSerial == .max { lastSerial = 0 }
-        let client = EventClient(descriptor: descriptor, now: now, account: account)
+        let client = EventClient(descriptor: descriptor, now: now, account: account, attention: attention)
         client.serial = lastSerial
         return client
     }
@@ -33,8 +33,8 @@ extension EventServer {
         return [pollfd(fd: readiness.descriptor, events: Int16(POLLIN), revents: 0)]
     }
 
-    /// Registers each descriptor for what it waits for now; a client that cannot be registered is closed
-    /// (it could never be served), the listener is tried again after a pause.
+    /// Registers the listener, and each client that noted a change, for what it waits for now; a client that
+    /// cannot be registered is closed (it could never be served), the listener is tried again after a pause.
     func syncReadiness(now: UInt64) {
         let listening = now >= acceptPausedUntil ? Int16(POLLIN) : 0
         if listening != listenerInterest {
@@ -47,9 +47,14 @@ extension EventServer {
             }
         }
         var unregistrable: [EventClient] = []
-        for client in clients.values {
-            let reading = client.awaitingAck == nil ? Int16(POLLIN) : 0
-            let wanted = reading | (client.wantsToWrite ? Int16(POLLOUT) : 0)
+        // Only the clients that noted a change: a wake-up does not go over every connection.
+        let changed = attention.readiness
+        attention.readiness.removeAll(keepingCapacity: true)
+        for client in changed {
+            client.markedForReadiness = false
+            // A client refused at once, or removed since, is not the server's to register.
+            guard clients[client.descriptor] === client else { continue }
+            let wanted = client.wantedInterest
             guard wanted != client.interest else { continue }
             do {
                 try register(client.descriptor, from: client.interest, to: wanted, key: Self.key(of: client))

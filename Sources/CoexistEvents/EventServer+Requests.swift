@@ -34,7 +34,10 @@ extension EventServer {
                 }
                 // What is queued still goes out; nothing after it. A durable consumer keeps its position.
                 unsubscribe(client)
-                reply(client, JSONWriter.message(["type": "unsubscribed", "token": .integer(subscription.position)]))
+                reply(
+                    client,
+                    JSONWriter.message(["type": "unsubscribed", "token": .integer(position(of: subscription))])
+                )
             case "status":
                 reply(client, try statusLine())
             case "subscribe":

@@ -244,9 +244,20 @@ extension EventServer {
         logger.warning("a subscriber lagged and was disconnected at token \(client.delivered)", fields: fields)
     }
 
-    /// Periodic work: backlogs, `wait` replies, request timeouts, heartbeats.
+    /// Periodic work: backlogs, `wait` replies, request timeouts, heartbeats. It goes over every client
+    /// only when one noted periodic work, a heartbeat falls due, or a heartbeat interval has passed.
     public func tick(now: UInt64) {
-        releaseDurableAcks(now: now)
+        if attention.awaitingAcks > 0 { releaseDurableAcks(now: now) }
+        if attention.periodic || now > nextHeartbeatDue || now >= lastClientPass &+ limits.heartbeatInterval {
+            tickClients(now: now)
+        }
+        tickWaits(now: now)
+    }
+
+    /// The periodic work of every client; then what the next pass is due for.
+    private func tickClients(now: UInt64) {
+        attention.periodic = false
+        lastClientPass = now
         // Backlogs are filled within a time budget per tick, starting where the last tick stopped, so that
         // many catching-up subscribers cannot hold the thread (the rest wait for the next tick).
         let started = ContinuousClock.now
@@ -304,7 +315,20 @@ extension EventServer {
             }
             if client.closed { remove(client) }
         }
-        tickWaits(now: now)
+        var heartbeatDue = UInt64.max
+        var periodic = false
+        for client in clients.values {
+            if client.subscription != nil {
+                heartbeatDue = min(heartbeatDue, client.lastHeartbeat &+ limits.heartbeatInterval)
+            }
+            periodic =
+                periodic || client.closing || client.closed || client.subscription?.live == false
+                || client.snapshot != nil || client.inputSince != nil
+            // A backstop: what a client waits for is noted as it changes.
+            client.noteReadiness()
+        }
+        nextHeartbeatDue = heartbeatDue
+        attention.periodic = attention.periodic || periodic
     }
 
     /// Answers the waits the bridge's cursor reached and those past their deadline: O(log n) each.
@@ -340,6 +364,8 @@ extension EventServer {
         var next = now + limits.heartbeatInterval
         if acceptPausedUntil > now { next = min(next, acceptPausedUntil) }
         if let deadline = waits.nearestDeadline() { next = min(next, deadline) }
+        // Clients with periodic work have noted it (``ClientAttention/periodic``): none, nothing to look at.
+        guard attention.periodic else { return next }
         if clients.values.contains(where: { $0.subscription?.live == false || $0.inputSince != nil || $0.closing }) {
             next = min(next, now + 50_000_000)
         }
@@ -366,6 +392,7 @@ extension EventServer {
             )
         }
         clients.removeAll()
+        attention.readiness.removeAll()
         waits.removeAll()
     }
 }

@@ -64,6 +64,14 @@ public final class EventServer {
     public let consumers: ConsumerOutbox
     /// Bytes queued for all clients.
     let account = QueueAccount()
+    /// What the clients note for the server to look at again.
+    let attention = ClientAttention()
+    /// The live subscribers by filter set, as of the last change of a subscription.
+    var live = LiveGroups()
+    /// When the next heartbeat falls due, as of the last pass over every client (``tick(now:)``).
+    var nextHeartbeatDue: UInt64 = 0
+    /// When ``tick(now:)`` last went over every client.
+    var lastClientPass: UInt64 = 0
     /// The client whose backlog the last tick filled last (the next tick starts after it).
     var backlogCursor: Int32 = -1
     /// When accepting failed for want of descriptors: the listener is not polled before this.
@@ -232,6 +240,10 @@ public final class EventServer {
         }
         unsubscribe(client)
         unregister(client)
+        if client.markedForReadiness {
+            attention.readiness.removeAll { $0 === client }
+            client.markedForReadiness = false
+        }
         clients[client.descriptor] = nil
         waits.removeAll(client: client.descriptor)
     }

@@ -2,8 +2,9 @@ import Foundation
 import TestSupport
 import Testing
 
-/// coexistd waits on its clients through one epoll set: many clients ready at once (more than one batch of
-/// readiness) are all answered, and idle subscribers beside a live one change nothing it receives.
+/// coexistd waits on its clients through one epoll set and groups its live subscribers by filter set: many
+/// clients ready at once (more than one batch of readiness) are all answered; idle subscribers beside a live
+/// one change nothing it receives, get their heartbeats, and resume after what their filters left out.
 @Suite struct EventReadinessTests {
     @Test func manyClientsReadyAtOnceAreAllAnswered() throws {
         let fixture = try EventFixture()
@@ -36,6 +37,30 @@ import Testing
         for client in idle.prefix(5) {
             let replies = try client.request(#"{"op":"ping"}"#)
             #expect(replies["type"] as? String == "pong", "\(replies)")
+        }
+    }
+
+    @Test func idleSubscribersGetHeartbeatsAndResumeAfterWhatTheirFiltersLeftOut() throws {
+        let fixture = try EventFixture(options: ["--heartbeat-interval", "200ms"])
+        let idle = try (0..<20).map { _ in try fixture.client() }
+        for client in idle {
+            client.send(#"{"op":"subscribe","since":"now","entities":["Category"]}"# + "\n")
+            _ = try fixture.collect(client) { $0["type"] as? String == "end_of_backlog" }
+        }
+        var last: Int64 = 0
+        for index in 0..<10 { last = try fixture.legacyInsert("task \(index)") }
+        try fixture.waitUntilCaughtUp()
+        for client in idle {
+            // Heartbeats keep coming, with the last token published (the mirrors of the inserts included).
+            let heartbeats = try fixture.collect(client, timeout: 5) { message in
+                message["type"] as? String == "heartbeat" && Int64(message["token"] as? Int ?? 0) > last
+            }
+            #expect(heartbeats.allSatisfy { $0["type"] as? String == "heartbeat" }, "\(heartbeats)")
+            let published = try #require(heartbeats.last?["token"] as? Int)
+            client.send(#"{"op":"unsubscribe"}"# + "\n")
+            let reply = try fixture.collect(client) { $0["type"] as? String == "unsubscribed" }.last
+            // Nothing was queued for it: it resumes after everything published, not where it subscribed.
+            #expect((reply?["token"] as? Int).map { $0 >= published } == true, "\(String(describing: reply))")
         }
     }
 }
