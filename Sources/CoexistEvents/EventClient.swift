@@ -102,6 +102,8 @@ final class EventClient {
     var interest: Int16 = 0
     /// Whether the client is in ``ClientAttention/readiness`` already.
     var markedForReadiness = false
+    /// Whether the server took the connection (a refused one is never registered, and closes once told why).
+    private(set) var admitted = false
 
     init(descriptor: Int32, now: UInt64, account: QueueAccount, attention: ClientAttention) {
         self.descriptor = descriptor
@@ -109,7 +111,6 @@ final class EventClient {
         lastHeartbeat = now
         self.account = account
         self.attention = attention
-        noteReadiness()
     }
 
     deinit {
@@ -124,9 +125,15 @@ final class EventClient {
         (awaitingAck == nil ? Int16(POLLIN) : 0) | (wantsToWrite ? Int16(POLLOUT) : 0)
     }
 
+    /// The server took the connection: from now on it is registered for what it waits for.
+    func admit() {
+        admitted = true
+        noteReadiness()
+    }
+
     /// Tells the server when what the connection waits for is no longer what it is registered for.
     func noteReadiness() {
-        guard !markedForReadiness, wantedInterest != interest else { return }
+        guard admitted, !markedForReadiness, wantedInterest != interest else { return }
         markedForReadiness = true
         attention.readiness.append(self)
     }

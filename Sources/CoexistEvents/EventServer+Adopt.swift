@@ -6,6 +6,7 @@ extension EventServer {
     public func adopt(descriptor: Int32, lines: [[UInt8]], partial: [UInt8], now: UInt64) {
         let client = makeClient(descriptor: descriptor, now: now)
         clients[descriptor] = client
+        client.admit()
         client.input = partial
         client.inputSince = partial.isEmpty ? nil : now
         answer(lines, from: client, now: now)

@@ -361,7 +361,8 @@ extension EventServer {
 
     /// The nearest time `tick` has work (a wait's deadline, a heartbeat), for the poll timeout.
     public func nextDeadline(now: UInt64) -> UInt64 {
-        var next = now + limits.heartbeatInterval
+        // Just past when the next heartbeat falls due (one is sent once the interval has passed).
+        var next = min(now + limits.heartbeatInterval, nextHeartbeatDue == .max ? .max : nextHeartbeatDue + 1)
         if acceptPausedUntil > now { next = min(next, acceptPausedUntil) }
         if let deadline = waits.nearestDeadline() { next = min(next, deadline) }
         // Clients with periodic work have noted it (``ClientAttention/periodic``): none, nothing to look at.
@@ -391,7 +392,9 @@ extension EventServer {
                 ])
             )
         }
+        for client in clients.values { unregister(client) }
         clients.removeAll()
+        live = LiveGroups()
         attention.readiness.removeAll()
         waits.removeAll()
     }

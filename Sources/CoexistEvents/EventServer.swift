@@ -66,7 +66,8 @@ public final class EventServer {
     let account = QueueAccount()
     /// What the clients note for the server to look at again.
     let attention = ClientAttention()
-    /// The live subscribers by filter set, as of the last change of a subscription.
+    /// The live subscribers by filter set: made at the first page published after a subscription changed,
+    /// emptied when a client is removed (``remove(_:)``).
     var live = LiveGroups()
     /// When the next heartbeat falls due, as of the last pass over every client (``tick(now:)``).
     var nextHeartbeatDue: UInt64 = 0
@@ -111,6 +112,11 @@ public final class EventServer {
         registrations = 1
     }
 
+    deinit {
+        // Clients noted for the next sync hold the attention that holds them.
+        attention.readiness.removeAll()
+    }
+
     /// Connected clients.
     public var clientCount: Int { clients.count }
 
@@ -142,15 +148,23 @@ public final class EventServer {
     @discardableResult
     public func handle(_ descriptor: pollfd, now: UInt64) -> Bool {
         guard descriptor.fd == readiness.descriptor else { return false }
-        for (key, events) in readiness.ready() {
-            if key == Self.listenerKey {
-                accept(now: now)
-                continue
+        // Batches of 64 while they come full, at most 1,024 registrations in all: the rest stay ready for the
+        // next call (level-triggered), and the daemon's other descriptors get their turn.
+        for _ in 0..<16 {
+            let batch = readiness.ready()
+            for (key, events) in batch {
+                if key == Self.listenerKey {
+                    accept(now: now)
+                    continue
+                }
+                // A client removed (and its descriptor's number given to a newer one) after the batch was
+                // taken is skipped: its serial number no longer matches.
+                guard let client = clients[Int32(truncatingIfNeeded: key)], Self.key(of: client) == key else {
+                    continue
+                }
+                serve(client, ready: events, now: now)
             }
-            // A client removed (and its descriptor's number given to a newer one) after the batch was taken
-            // is skipped: its serial number no longer matches.
-            guard let client = clients[Int32(truncatingIfNeeded: key)], Self.key(of: client) == key else { continue }
-            serve(client, ready: events, now: now)
+            guard batch.count == 64 else { break }
         }
         return true
     }
@@ -220,6 +234,7 @@ public final class EventServer {
                 }
             }
             clients[descriptor] = client
+            client.admit()
         }
     }
 
@@ -239,6 +254,9 @@ public final class EventServer {
             }
         }
         unsubscribe(client)
+        // The live groups hold their clients: a removed one must not stay open in them until the next
+        // commit. They are made again at the next page published.
+        if attention.liveChanged { live = LiveGroups() }
         unregister(client)
         if client.markedForReadiness {
             attention.readiness.removeAll { $0 === client }

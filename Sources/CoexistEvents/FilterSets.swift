@@ -32,9 +32,6 @@ struct FilterSets {
     /// Sets in use.
     var count: Int { specs.count }
 
-    /// Every number in use is below this.
-    var numberLimit: Int { next }
-
     /// The filters of set `number` (nil: not in use).
     func spec(_ number: Int) -> FilterSpec? { specs[number] }
 

@@ -1,8 +1,9 @@
 /// The live subscribers, grouped by filter set: a transaction's events are matched once per group, and a
 /// group whose filters take none of them costs nothing more, however many subscribers it has.
 ///
-/// Rebuilt from the clients when one notes a change of its subscription's liveness or filters
-/// (``ClientAttention/liveChanged``), never per transaction.
+/// Made again from the clients at the first page published after a subscription began, ended, went live or
+/// changed (``ClientAttention/liveChanged``), never per transaction; emptied when a client is removed, so
+/// that it holds none the server let go.
 struct LiveGroups {
     struct Group {
         /// The filter set's number.

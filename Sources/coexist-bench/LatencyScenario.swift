@@ -33,8 +33,12 @@ enum LatencyScenario {
             for _ in 0..<idle {
                 let client = try LineClient(path: store.socket)
                 try client.send(EventRequest("subscribe", since: .now, entities: ["Category"]).text)
-                while let line = try client.readLine(), !line.contains("end_of_backlog") {
+                while true {
+                    guard let line = try client.readLine() else {
+                        throw BenchError("coexistd closed an idle subscriber before its backlog ended")
+                    }
                     if line.contains(#""type":"error""#) { throw BenchError("coexistd refused a client: \(line)") }
+                    if line.contains("end_of_backlog") { break }
                 }
                 idleClients.append(client)
             }

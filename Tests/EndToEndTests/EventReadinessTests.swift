@@ -63,4 +63,28 @@ import Testing
             #expect((reply?["token"] as? Int).map { $0 >= published } == true, "\(String(describing: reply))")
         }
     }
+
+    @Test func aLiveSubscriberTheServerClosesIsClosedWithoutAnotherCommit() throws {
+        let fixture = try EventFixture(options: ["--max-line-length", "512"])
+        let client = try fixture.client()
+        client.send(#"{"op":"subscribe","since":"now","entities":["Task"]}"# + "\n")
+        _ = try fixture.collect(client) { $0["type"] as? String == "end_of_backlog" }
+        // A commit published: the subscriber is among the live ones the server groups by filter set.
+        let token = try fixture.legacyInsert("one")
+        _ = try fixture.collect(client) { Int64($0["token"] as? Int ?? 0) == token }
+        try fixture.waitUntilCaughtUp()
+        client.send(String(repeating: "x", count: 2_000) + "\n")
+        let replies = try fixture.collect(client, timeout: 5) { $0["code"] as? String == "line_too_long" }
+        #expect(replies.last?["code"] as? String == "line_too_long", "\(replies)")
+        // Then the end of the stream: no later commit is needed for the server to let the connection go.
+        var entry = pollfd(fd: client.rawDescriptor, events: Int16(POLLIN), revents: 0)
+        var byte: UInt8 = 0
+        var ended = false
+        let deadline = Date().addingTimeInterval(5)
+        while !ended, Date() < deadline {
+            guard poll(&entry, 1, 100) == 1 else { continue }
+            ended = read(client.rawDescriptor, &byte, 1) == 0
+        }
+        #expect(ended, "the connection stayed open")
+    }
 }

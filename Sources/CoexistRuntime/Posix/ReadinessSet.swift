@@ -9,8 +9,9 @@ internal import Glibc
 /// kernel hooks and unhooks) every descriptor on every call.
 ///
 /// Level-triggered: a registration is reported on every ``ready(limit:)`` while it stays ready. Each
-/// registration carries a key of the caller's choosing; a descriptor must be removed before it is closed
-/// (or its key could be reported for a newer descriptor of the same number within one batch).
+/// registration carries a key of the caller's choosing: keys already taken in a batch may name a descriptor
+/// closed since, whose number a newer one has, so a key should tell them apart. Remove a descriptor before
+/// closing it: the kernel drops the registration only when the last reference to the file closes.
 public final class ReadinessSet {
     /// The descriptor to poll for readability: readable while any registration is ready.
     public let descriptor: Int32
