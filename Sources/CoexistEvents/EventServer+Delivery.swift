@@ -93,6 +93,7 @@ extension EventServer {
         while published < last {
             let page = try source.transactions(after: published, through: last, limit: 256)
             guard !page.isEmpty else {
+                source.forgetAll()
                 published = last
                 break
             }
@@ -118,6 +119,7 @@ extension EventServer {
                 // the record: a catching-up subscriber reads it from the history).
                 let isMirror = transaction.author == engine.configuration.author
                 if isMirror, !wantsMirrors {
+                    source.forget(transaction)
                     recent.add(token: transaction.token, after: published, events: nil)
                     feed?.append(
                         EventFeed.Transaction(token: transaction.token, after: published, isMirror: true, events: nil)
@@ -131,7 +133,10 @@ extension EventServer {
                 let unchanged: ((EventSource.ChangedObject) -> Bool)? =
                     complete ? { lastChange[$0] == transaction.token } : nil
                 let events =
-                    encode ? try source.events(transaction, values: wantsValues, unchangedSince: unchanged) : []
+                    encode
+                    ? try source.events(transaction, values: wantsValues, unchangedSince: unchanged, remembering: true)
+                    : []
+                if !encode { source.forget(transaction) }
                 if encode { recent.add(token: transaction.token, after: published, events: events) }
                 // Before the sockets are written: the publisher's thread takes it from here.
                 feed?.append(

@@ -32,6 +32,8 @@ public struct EncodedEvent: Sendable {
 public final class EventSource {
     let engine: SyncEngine
     let reader: HistoryReader
+    /// The exact values of recently changed objects, as the live path last published them (`remembering`).
+    var memory = ValueMemory()
 
     /// A source over the bridge's database.
     public init(engine: SyncEngine) throws {
@@ -40,6 +42,13 @@ public final class EventSource {
         reader.readsRecordedValues = true
         self.reader = reader
     }
+
+    /// Forgets the remembered values of every object `transaction` changed: the live path passes it
+    /// without reading its events.
+    public func forget(_ transaction: HistoryTransaction) { memory.forget(transaction) }
+
+    /// Forgets every remembered value: the live path skipped transactions it did not see.
+    public func forgetAll() { memory.clear() }
 
     /// The highest token committed.
     public func lastToken() throws -> Int64 { try reader.lastToken() }
@@ -60,6 +69,13 @@ public final class EventSource {
         var pk: Int64?
         var id: String?
 
+        init(side: Side, entity: String?, pk: Int64? = nil, id: String? = nil) {
+            self.side = side
+            self.entity = entity
+            self.pk = pk
+            self.id = id
+        }
+
         /// The object `change` is about, on its side.
         public init(_ change: HistoryChange) {
             side = change.side
@@ -75,15 +91,19 @@ public final class EventSource {
     /// transaction after this one up to `S` changed the object on its side (then the values are the
     /// event's own). A delete's values are its tombstone, from the history itself: always its own. An update
     /// of the new side carries `before`, what its save recorded the changed attributes and to-ones held
-    /// before it; a delete carries its tombstone as `before`.
+    /// before it; a delete carries its tombstone as `before`. `remembering`: `transaction` is the next one
+    /// after those passed before in token order (the live path), so what the source remembers of objects'
+    /// exact values is kept current with it and gives updates and deletes of either side their `before`;
+    /// otherwise that memory is neither read nor changed.
     public func events(
         _ transaction: HistoryTransaction,
         values: Bool,
-        unchangedSince: ((ChangedObject) -> Bool)? = nil
+        unchangedSince: ((ChangedObject) -> Bool)? = nil,
+        remembering: Bool = false
     ) throws -> [EncodedEvent] {
         if values, engine.connection.isAutocommit {
             return try engine.connection.read {
-                try self.events(transaction, values: true, unchangedSince: unchangedSince)
+                try self.events(transaction, values: true, unchangedSince: unchangedSince, remembering: remembering)
             }
         }
         let snapshot = values ? try reader.lastToken() : transaction.token
@@ -111,6 +131,19 @@ public final class EventSource {
                 let own =
                     recorded != nil || snapshot == transaction.token || change.type == .delete
                     || unchangedSince?(ChangedObject(change)) == true
+                let (read, uncertain) = try recorded.map { ($0, []) } ?? currentValues(change, id: id)
+                let before =
+                    remembering
+                    ? self.before(change, values: read, recorded: recordedValues)
+                    : recordedBefore(change, recorded: recordedValues)
+                if remembering {
+                    let object = ChangedObject(change)
+                    if own, change.type != .delete, !read.isEmpty {
+                        memory.remember(object, read, uncertain: uncertain, token: transaction.token)
+                    } else {
+                        memory.forget(object)
+                    }
+                }
                 withValues = WireLine(
                     line(
                         transaction,
@@ -118,14 +151,14 @@ public final class EventSource {
                         index: index,
                         id: id,
                         pk: pk,
-                        values: try recorded ?? currentValues(change, id: id),
+                        values: read,
                         asOf: own ? nil : snapshot,
-                        before: change.type == .delete
-                            ? change.tombstone.merging(recordedValues?.before ?? [:]) { _, before in before }
-                            : recordedValues?.before
+                        before: before
                     ),
                     token: transaction.token
                 )
+            } else if remembering {
+                memory.forget(ChangedObject(change))
             }
             events.append(
                 EncodedEvent(
@@ -143,6 +176,36 @@ public final class EventSource {
             )
         }
         return events
+    }
+
+    /// What an event knows exactly of its object's values before it: for a new-schema update, what the save
+    /// recorded; for a delete, its tombstone and what the deleting save changed first; and, for any update or
+    /// delete, what ``memory`` still holds of the object (the previous change coexistd published with its
+    /// exact values), for the properties the event names (all it holds, for a delete).
+    private func before(
+        _ change: HistoryChange,
+        values: [String: EventValue],
+        recorded: RecordedValues?
+    ) -> [String: EventValue] {
+        var before = recordedBefore(change, recorded: recorded)
+        let remembered: [String: EventValue]
+        switch change.type {
+        case .insert: return before
+        case .update: remembered = memory.before(ChangedObject(change), values.keys)
+        case .delete: remembered = memory.values(of: ChangedObject(change))
+        }
+        for (name, value) in remembered where before[name] == nil { before[name] = value }
+        return before
+    }
+
+    /// What the history itself says of an object before the change: a new-schema save's recorded `before`,
+    /// and a delete's tombstone.
+    private func recordedBefore(_ change: HistoryChange, recorded: RecordedValues?) -> [String: EventValue] {
+        var before = (recorded?.before ?? [:]).mapValues { EventValue.attribute($0) }
+        if change.type == .delete {
+            for (name, value) in change.tombstone where before[name] == nil { before[name] = .attribute(value) }
+        }
+        return before
     }
 
     private func tombstoneIdentity(_ change: HistoryChange) -> String? {
@@ -172,9 +235,16 @@ public final class EventSource {
     /// ordered, else sorted), or their count beyond ``RecordedValues/maxListedMembers``. A Core Data update's bitmap may
     /// name the wrong to-many of an entity that has several (their bit order is not derivable from the
     /// model), so when it names any, every to-many of the object is sent.
-    private func currentValues(_ change: HistoryChange, id: String?) throws -> [String: EventValue] {
-        if change.type == .delete { return change.tombstone.mapValues { .attribute($0) } }
-        guard let entity = change.entity, let described = engine.new.model.entity(named: entity) else { return [:] }
+    ///
+    /// Also the to-ones whose target's identity is not known yet (sent as null, though they are set).
+    private func currentValues(
+        _ change: HistoryChange,
+        id: String?
+    ) throws -> (values: [String: EventValue], uncertain: Set<String>) {
+        if change.type == .delete { return (change.tombstone.mapValues { .attribute($0) }, []) }
+        guard let entity = change.entity, let described = engine.new.model.entity(named: entity) else {
+            return ([:], [])
+        }
         let relationships = engine.new.model.allRelationships(of: described).filter { !$0.isTransient }
         let toOnes = relationships.filter { !$0.isToMany }
         var toManys = relationships.filter(\.isToMany)
@@ -186,14 +256,16 @@ public final class EventSource {
                 : toManys.filter { changed.contains($0.name) }
         }
         var values: [String: EventValue] = [:]
+        var uncertain: Set<String> = []
         if change.side == .legacy, let pk = change.objectPK {
             let objectID = ObjectID(entity: entity, pk: pk)
-            guard let object = try engine.legacy.object(objectID) else { return [:] }
+            guard let object = try engine.legacy.object(objectID) else { return ([:], []) }
             values = object.attributes.mapValues { .attribute($0) }
             for relationship in toOnes {
                 let target = try object.toOne[relationship.name].flatMap {
                     try engine.identity(ofLegacy: $0.entity, pk: $0.pk)
                 }
+                if target == nil, object.toOne[relationship.name] != nil { uncertain.insert(relationship.name) }
                 values[relationship.name] = .attribute(target.map { .string($0) } ?? .null)
             }
             if let changed { values = values.filter { changed.contains($0.key) } }
@@ -212,7 +284,7 @@ public final class EventSource {
             }
         } else if let id {
             let ref = ObjectRef(entity: entity, id: id)
-            guard let stored = try engine.new.values(of: ref) else { return [:] }
+            guard let stored = try engine.new.values(of: ref) else { return ([:], []) }
             values = stored.mapValues { .attribute($0) }
             for relationship in toOnes {
                 values[relationship.name] = .attribute(
@@ -232,7 +304,7 @@ public final class EventSource {
                     )
             }
         }
-        return values
+        return (values, uncertain)
     }
 
     private func line(
@@ -243,7 +315,7 @@ public final class EventSource {
         pk: Int64?,
         values: [String: EventValue]?,
         asOf: Int64? = nil,
-        before: [String: AttributeValue]? = nil
+        before: [String: EventValue] = [:]
     ) -> [UInt8] {
         var writer = JSONWriter()
         writer.beginObject()
@@ -291,12 +363,12 @@ public final class EventSource {
                 writer.key("asOf")
                 writer.integer(asOf)
             }
-            if let before, !before.isEmpty {
+            if !before.isEmpty {
                 writer.key("before")
                 writer.beginObject()
                 for (name, value) in before.sorted(by: { $0.key < $1.key }) {
                     writer.key(name)
-                    EventValue.attribute(value).write(&writer)
+                    value.write(&writer)
                 }
                 writer.endObject()
             }
@@ -317,45 +389,6 @@ public final class EventSource {
         case .uuid: writer.string(value.uuidString)
         case .binary(let bytes), .transformable(let bytes), .externalReference(let bytes):
             writer.string(Base64.encode(bytes))
-        }
-    }
-}
-
-/// A value an event carries: an attribute's (a to-one's target identity included), or a to-many's.
-enum EventValue {
-    case attribute(AttributeValue)
-    /// A to-many's members' identities (nil: not known yet), in the relationship's order.
-    case list([String?])
-    /// A to-many with more members than an event lists: how many it has.
-    case memberCount(Int)
-
-    /// A to-many's members: in their order when the relationship is ordered, else sorted (unknown last),
-    /// so that both sides list one set alike.
-    static func members(_ identities: [String?], ordered: Bool) -> EventValue {
-        guard !ordered else { return .list(identities) }
-        return .list(
-            identities.sorted { first, second in
-                switch (first, second) {
-                case (let first?, let second?): first < second
-                case (.some, nil): true
-                default: false
-                }
-            }
-        )
-    }
-
-    func write(_ writer: inout JSONWriter) {
-        switch self {
-        case .attribute(let value): EventSource.write(value, &writer)
-        case .list(let identities):
-            writer.beginArray()
-            for identity in identities { writer.string(identity) }
-            writer.endArray()
-        case .memberCount(let count):
-            writer.beginObject()
-            writer.key("count")
-            writer.integer(Int64(count))
-            writer.endObject()
         }
     }
 }
