@@ -228,6 +228,8 @@ public final class Daemon {
             }
             // STATUS= once a second, only under systemd: an idle daemon otherwise wakes every few seconds.
             if notifier.isEnabled && now >= statusAt + 1_000_000_000 { updateStatus(now) }
+            // First: bringing the event service's registrations up to date may set a retry time of its own.
+            let serverDescriptors = server?.descriptors(now: now) ?? []
             var deadline = nextCheck
             if notifier.isEnabled { deadline = min(deadline, statusAt + 1_000_000_000) }
             if watchdog != nil { deadline = min(deadline, nextWatchdog) }
@@ -239,7 +241,7 @@ public final class Daemon {
                 pollfd(fd: worker.events.descriptor, events: Int16(POLLIN), revents: 0),
                 pollfd(fd: signals.descriptor, events: Int16(POLLIN), revents: 0),
             ]
-            descriptors += server?.descriptors(now: now) ?? []
+            descriptors += serverDescriptors
             let ready = poll(&descriptors, nfds_t(descriptors.count), timeout)
             if ready < 0 && errno != EINTR {
                 logger.error("poll failed: \(String(cString: strerror(errno)))")

@@ -100,8 +100,8 @@ final class EventClient {
     /// What the connection is registered for in the server's epoll set (`POLLIN`, `POLLOUT`; 0: not
     /// registered).
     var interest: Int16 = 0
-    /// Whether the client is in ``ClientAttention/readiness`` already.
-    var markedForReadiness = false
+    /// The client's place in ``ClientAttention/readiness`` (nil: not noted).
+    var readinessSlot: Int?
     /// Whether the server took the connection (a refused one is never registered, and closes once told why).
     private(set) var admitted = false
 
@@ -133,9 +133,8 @@ final class EventClient {
 
     /// Tells the server when what the connection waits for is no longer what it is registered for.
     func noteReadiness() {
-        guard admitted, !markedForReadiness, wantedInterest != interest else { return }
-        markedForReadiness = true
-        attention.readiness.append(self)
+        guard admitted, readinessSlot == nil, wantedInterest != interest else { return }
+        attention.noteReadiness(self)
     }
 
     /// Reads at most `budget` bytes of what the socket has (the rest waits in the kernel: one peer cannot

@@ -66,7 +66,7 @@ extension EventServer {
                 client.closing = true
                 client.flush()
             }
-            if client.subscription != nil, now > client.lastHeartbeat + limits.heartbeatInterval {
+            if client.subscription != nil, now &+ heartbeatSlack > client.lastHeartbeat &+ limits.heartbeatInterval {
                 client.lastHeartbeat = now
                 // Queued behind unread events a heartbeat says nothing: it is sent only to a reader.
                 if !client.wantsToWrite {
@@ -90,6 +90,10 @@ extension EventServer {
         nextHeartbeatDue = heartbeatDue
         attention.periodic = attention.periodic || periodic
     }
+
+    /// How much sooner than due a heartbeat may go, so that those of clients connected at different times go
+    /// out in the same pass: at most one pass per slack for them, whatever the number of clients.
+    var heartbeatSlack: UInt64 { limits.heartbeatInterval / 4 }
 
     /// Answers the waits the bridge's cursor reached and those past their deadline: O(log n) each.
     func tickWaits(now: UInt64) {

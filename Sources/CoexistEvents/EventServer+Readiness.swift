@@ -48,10 +48,7 @@ extension EventServer {
         }
         var unregistrable: [EventClient] = []
         // Only the clients that noted a change: a wake-up does not go over every connection.
-        let changed = attention.readiness
-        attention.readiness.removeAll(keepingCapacity: true)
-        for client in changed {
-            client.markedForReadiness = false
+        for client in attention.takeReadiness() {
             // A client refused at once, or removed since, is not the server's to register.
             guard clients[client.descriptor] === client else { continue }
             let wanted = client.wantedInterest

@@ -256,7 +256,7 @@ extension EventServer {
         for client in clients.values { unregister(client) }
         clients.removeAll()
         live = LiveGroups()
-        attention.readiness.removeAll()
+        _ = attention.takeReadiness()
         waits.removeAll()
     }
 }

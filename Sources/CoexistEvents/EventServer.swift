@@ -114,7 +114,7 @@ public final class EventServer {
 
     deinit {
         // Clients noted for the next sync hold the attention that holds them.
-        attention.readiness.removeAll()
+        _ = attention.takeReadiness()
     }
 
     /// Connected clients.
@@ -150,7 +150,10 @@ public final class EventServer {
         guard descriptor.fd == readiness.descriptor else { return false }
         // Batches of 64 while they come full, at most 1,024 registrations in all: the rest stay ready for the
         // next call (level-triggered), and the daemon's other descriptors get their turn.
-        for _ in 0..<16 {
+        for round in 0..<16 {
+            // What the last batch changed is registered first: a registration it made stale (output
+            // drained, an ack awaited) is not reported again.
+            if round > 0 { syncReadiness(now: now) }
             let batch = readiness.ready()
             for (key, events) in batch {
                 if key == Self.listenerKey {
@@ -258,10 +261,7 @@ public final class EventServer {
         // commit. They are made again at the next page published.
         if attention.liveChanged { live = LiveGroups() }
         unregister(client)
-        if client.markedForReadiness {
-            attention.readiness.removeAll { $0 === client }
-            client.markedForReadiness = false
-        }
+        attention.forget(client)
         clients[client.descriptor] = nil
         waits.removeAll(client: client.descriptor)
     }

@@ -87,4 +87,41 @@ import Testing
         }
         #expect(ended, "the connection stayed open")
     }
+
+    /// Subscribers that connected at different times get their heartbeats in a few shared passes, not one pass
+    /// each: a heartbeat may go up to a quarter of the interval early, so a pass takes every one due that soon.
+    @Test func heartbeatsOfSubscribersConnectedAtDifferentTimesGoOutTogether() throws {
+        let fixture = try EventFixture(options: ["--heartbeat-interval", "200ms"])
+        var clients: [SocketClient] = []
+        for _ in 0..<20 {
+            let client = try fixture.client()
+            client.send(#"{"op":"subscribe","since":"now","entities":["Category"]}"# + "\n")
+            _ = try fixture.collect(client) { $0["type"] as? String == "end_of_backlog" }
+            clients.append(client)
+            usleep(10_000)
+        }
+        // When each heartbeat arrives, over 1.2 s (6 intervals).
+        var arrivals: [Date] = []
+        var entries = clients.map { pollfd(fd: $0.rawDescriptor, events: Int16(POLLIN), revents: 0) }
+        let deadline = Date().addingTimeInterval(1.2)
+        while Date() < deadline {
+            guard poll(&entries, nfds_t(entries.count), 50) > 0 else { continue }
+            let now = Date()
+            for index in entries.indices where entries[index].revents != 0 {
+                let line = try #require(clients[index].readLine())
+                #expect(line.contains(#""heartbeat""#), "\(line)")
+                arrivals.append(now)
+            }
+        }
+        // One pass per 200 ms for each of the 20 (spread over 200 ms) would be about 120 moments; grouped,
+        // at most one per 50 ms (about 24).
+        var moments = 0
+        var last = Date.distantPast
+        for arrival in arrivals.sorted() {
+            if arrival.timeIntervalSince(last) > 0.004 { moments += 1 }
+            last = arrival
+        }
+        #expect(arrivals.count >= 80, "\(arrivals.count) heartbeats")
+        #expect(moments <= 50, "\(moments) moments for \(arrivals.count) heartbeats")
+    }
 }
