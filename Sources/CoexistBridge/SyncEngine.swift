@@ -46,6 +46,10 @@ public final class SyncEngine {
     let identities: IdentityMap
     /// The model's derived attributes, which the new side gets from the legacy side's triggers.
     let derived: DerivedAttributes
+
+    /// The attributes of `entity` Core Data's triggers or the store's own maintain (derived ones among them):
+    /// they may change without a change to the object naming them.
+    public func maintainedAttributes(of entity: String) -> [String] { derived.names[entity] ?? [] }
     /// The model's uniqueness constraints, whose moving values a mirror frees first.
     let unique: UniqueValues
     let reader: HistoryReader

@@ -92,11 +92,13 @@ extension EventServer {
         let last = try source.lastToken()
         while published < last {
             let page = try source.transactions(after: published, through: last, limit: 256)
-            guard !page.isEmpty else {
+            guard let first = page.first else {
                 source.forgetAll()
                 published = last
                 break
             }
+            // Transactions between were pruned unseen: what is remembered of objects may be stale.
+            if first.token > published + 1 { source.forgetAll() }
             if attention.liveChanged {
                 attention.liveChanged = false
                 live = LiveGroups(clients.values)

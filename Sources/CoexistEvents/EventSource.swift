@@ -34,6 +34,8 @@ public final class EventSource {
     let reader: HistoryReader
     /// The exact values of recently changed objects, as the live path last published them (`remembering`).
     var memory = ValueMemory()
+    /// ``unstable(_:)`` by entity.
+    private var unstableNames: [String: Set<String>] = [:]
 
     /// A source over the bridge's database.
     public init(engine: SyncEngine) throws {
@@ -106,6 +108,39 @@ public final class EventSource {
                 try self.events(transaction, values: true, unchangedSince: unchangedSince, remembering: remembering)
             }
         }
+        do {
+            var learnt: [(ChangedObject, [String: EventValue]?, Set<String>)] = []
+            let events = try events(
+                transaction,
+                values: values,
+                unchangedSince: unchangedSince,
+                learn: remembering ? { learnt.append(($0, $1, $2)) } : nil
+            )
+            // Only once the whole transaction is encoded: a change's before is never what its own transaction
+            // (a failed attempt at it included) left.
+            for (object, read, uncertain) in learnt {
+                if let read {
+                    memory.remember(object, read, uncertain: uncertain, token: transaction.token)
+                } else {
+                    memory.forget(object)
+                }
+            }
+            return events
+        } catch {
+            if remembering { memory.forget(transaction) }
+            throw error
+        }
+    }
+
+    /// The events of `transaction`; `learn` is told each object's values when they are its own, as of this
+    /// transaction (nil when they are not, or not read), with the names whose values are not known exactly.
+    /// Without `learn` (not the live path), what is remembered is not used either.
+    private func events(
+        _ transaction: HistoryTransaction,
+        values: Bool,
+        unchangedSince: ((ChangedObject) -> Bool)?,
+        learn: ((ChangedObject, [String: EventValue]?, Set<String>) -> Void)?
+    ) throws -> [EncodedEvent] {
         let snapshot = values ? try reader.lastToken() : transaction.token
         let isMirror = transaction.author == engine.configuration.author
         var events: [EncodedEvent] = []
@@ -133,17 +168,14 @@ public final class EventSource {
                     || unchangedSince?(ChangedObject(change)) == true
                 let (read, uncertain) = try recorded.map { ($0, []) } ?? currentValues(change, id: id)
                 let before =
-                    remembering
-                    ? self.before(change, values: read, recorded: recordedValues)
-                    : recordedBefore(change, recorded: recordedValues)
-                if remembering {
-                    let object = ChangedObject(change)
-                    if own, change.type != .delete, !read.isEmpty {
-                        memory.remember(object, read, uncertain: uncertain, token: transaction.token)
-                    } else {
-                        memory.forget(object)
-                    }
-                }
+                    learn == nil
+                    ? recordedBefore(change, recorded: recordedValues)
+                    : self.before(change, values: read, recorded: recordedValues)
+                learn?(
+                    ChangedObject(change),
+                    own && change.type != .delete && !read.isEmpty ? read : nil,
+                    uncertain.union(unstable(change.entity))
+                )
                 withValues = WireLine(
                     line(
                         transaction,
@@ -157,8 +189,8 @@ public final class EventSource {
                     ),
                     token: transaction.token
                 )
-            } else if remembering {
-                memory.forget(ChangedObject(change))
+            } else {
+                learn?(ChangedObject(change), nil, [])
             }
             events.append(
                 EncodedEvent(
@@ -176,6 +208,23 @@ public final class EventSource {
             )
         }
         return events
+    }
+
+    /// The properties of `entity` that may change without a change to the object naming them, whose values
+    /// are therefore never remembered: attributes triggers maintain, and relationships without an inverse
+    /// (a deleted target leaves them by a cascade or `SET NULL` no change records).
+    private func unstable(_ entity: String?) -> Set<String> {
+        guard let entity else { return [] }
+        if let known = unstableNames[entity] { return known }
+        var names = Set(engine.maintainedAttributes(of: entity))
+        if let described = engine.new.model.entity(named: entity) {
+            for relationship in engine.new.model.allRelationships(of: described)
+            where engine.new.model.inverse(of: relationship) == nil {
+                names.insert(relationship.name)
+            }
+        }
+        unstableNames[entity] = names
+        return names
     }
 
     /// What an event knows exactly of its object's values before it: for a new-schema update, what the save

@@ -1,5 +1,6 @@
 import CoexistHistory
 import CoexistLegacyStore
+import CoexistModel
 import CoexistSQLite
 import CoexistStore
 import Foundation
@@ -12,10 +13,25 @@ struct EventFixture {
     let shared: SharedStore
     let daemon: DaemonProcess
 
-    init(options: [String] = []) throws {
+    /// `prepare` runs on the store before coexistd starts.
+    init(options: [String] = [], prepare: (SharedStore) throws -> Void = { _ in }) throws {
         directory = try TemporaryDirectory()
         shared = try SharedStore.create(in: directory)
+        try prepare(shared)
         daemon = try DaemonProcess(database: shared.legacy.path, directory: directory, options: options)
+        try daemon.waitUntilServing()
+    }
+
+    /// A fixture over a store of the model `xml` (written as `Model.contents`).
+    init(modelXML xml: String) throws {
+        directory = try TemporaryDirectory()
+        let file = try directory.write("Model.contents", Array(xml.utf8))
+        let model = try XCDataModelReader.read(path: file)
+        let legacy = try StoreCreator.create(path: directory.file("Model.sqlite"), model: model)
+        let new = try NewStore(path: legacy.path, model: model)
+        try new.createSchema()
+        shared = SharedStore(legacy: legacy, new: new)
+        daemon = try DaemonProcess(database: legacy.path, directory: directory, options: ["--model", file])
         try daemon.waitUntilServing()
     }
 

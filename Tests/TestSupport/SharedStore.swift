@@ -7,6 +7,12 @@ public struct SharedStore {
     public let legacy: LegacyStore
     public let new: NewStore
 
+    /// Both stores of one file.
+    public init(legacy: LegacyStore, new: NewStore) {
+        self.legacy = legacy
+        self.new = new
+    }
+
     /// Creates a store of ``LibraryModel`` (its model file is `Library.contents` in `directory`), then the
     /// new schema beside it.
     public static func createLibrary(in directory: TemporaryDirectory) throws -> SharedStore {
