@@ -5,9 +5,10 @@ import Foundation
 import TestSupport
 import Testing
 
-/// What coexistd remembers of objects to give updates and deletes their `before` is never a value that
-/// changed without a change naming it: attributes the store's triggers maintain, relationships without an
-/// inverse (a deleted target clears them by `SET NULL`, on no object's change).
+/// A live subscriber with values gets `before` for updates and deletes of either side from what coexistd
+/// remembers of the objects it published; never a value that changed without a change naming it (attributes
+/// the store's triggers maintain, relationships without an inverse, which a deleted target clears by
+/// `SET NULL` on no change of their owner), nor one a change coexistd did not see left stale.
 @Suite struct EventBeforeTests {
     /// Reads `client` until the event of `token` for `entity`, which must carry its own values.
     private static func event(
@@ -105,5 +106,72 @@ import Testing
         let before = try Self.event(fixture, client, deleted.token, entity: "Owner")["before"] as? [String: Any]
         #expect(before?["pet"] as? String == nil, "never the deleted pet: \(String(describing: before))")
         #expect(before?["name"] as? String == "Ann", "\(String(describing: before))")
+    }
+
+    /// A live subscriber with values gets `before` for legacy updates and deletes too: what coexistd
+    /// published of the object's previous change, exactly as of it. A change coexistd did not see with its
+    /// values (the bridge's copy of a new-side edit, which no subscriber takes) leaves no stale `before`.
+    @Test func legacyUpdatesSayWhatWasBeforeWhenCoexistdSawIt() throws {
+        let fixture = try EventFixture()
+        let client = try Self.subscribe(fixture)
+        func event(_ token: Int64?) throws -> [String: Any] { try Self.event(fixture, client, token, entity: "Task") }
+        func before(_ token: Int64?) throws -> [String: Any]? { try event(token)["before"] as? [String: Any] }
+        func save(_ body: (LegacySave) throws -> Void) throws -> Int64? {
+            try fixture.shared.legacy.save(SaveMetadata(author: "old-app")) { try body($0) }.token
+        }
+        let categoryID = (0..<16).map { _ in UInt8.random(in: 0...255) }
+        var task = ObjectID(entity: "Task", pk: 0)
+        var category = ObjectID(entity: "Category", pk: 0)
+        let created = try save { save in
+            category = try save.insert("Category", ["id": .uuid(categoryID), "name": .string("Home")])
+            task = try save.insert(
+                "Task",
+                [
+                    "id": .uuid((0..<16).map { _ in UInt8.random(in: 0...255) }), "title": .string("old"),
+                    "createdAt": .date(0), "priority": .integer(0),
+                ]
+            )
+        }
+        #expect(try event(created)["before"] == nil, "an insert has no before")
+        let first = try before(try save { try $0.update(task, ["priority": .integer(9)]) })
+        #expect(first?["priority"] as? Int == 0 && first?.count == 1, "\(String(describing: first))")
+        let second = try before(try save { try $0.update(task, ["title": .string("older")]) })
+        #expect(second?["title"] as? String == "old" && second?.count == 1, "\(String(describing: second))")
+        let linked = try before(try save { try $0.setToOne(task, "category", category) })
+        #expect(linked?["category"] is NSNull, "\(String(describing: linked))")
+        let categoryText = UUID(uuid: categoryID.withUnsafeBytes { $0.load(as: uuid_t.self) }).uuidString.lowercased()
+        let cleared = try before(try save { try $0.setToOne(task, "category", nil) })
+        #expect(cleared?["category"] as? String == categoryText, "\(String(describing: cleared))")
+        // A delete: its tombstone, and all that was remembered of the object.
+        let deleted = try before(try save { try $0.delete(task) })
+        #expect(
+            deleted?["priority"] as? Int == 9 && deleted?["title"] as? String == "older",
+            "\(String(describing: deleted))"
+        )
+        #expect(deleted?["id"] != nil, "\(String(describing: deleted))")
+
+        // Edited on the new side: the bridge's copy changes the legacy object unseen.
+        var edited = ObjectID(entity: "Task", pk: 0)
+        let inserted = try save { save in
+            edited = try save.insert(
+                "Task",
+                [
+                    "id": .uuid((0..<16).map { _ in UInt8.random(in: 0...255) }), "title": .string("shared"),
+                    "createdAt": .date(0), "priority": .integer(0),
+                ]
+            )
+        }
+        _ = try event(inserted)
+        try fixture.waitUntilCaughtUp()
+        let ref = try #require(try fixture.shared.new.refs(of: "Task", holding: ["title": .string("shared")]).first)
+        _ = try fixture.shared.new.save(SaveMetadata(author: "new-app")) { save in
+            try save.update(ref, ["priority": .integer(7)])
+        }
+        try fixture.waitUntilCaughtUp()
+        let after = try before(try save { try $0.update(edited, ["priority": .integer(8)]) })
+        #expect(
+            after?["priority"] == nil || after?["priority"] as? Int == 7,
+            "never the stale 0: \(String(describing: after))"
+        )
     }
 }

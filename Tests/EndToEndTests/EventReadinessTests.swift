@@ -6,6 +6,14 @@ import Testing
 /// clients ready at once (more than one batch of readiness) are all answered; idle subscribers beside a live
 /// one change nothing it receives, get their heartbeats, and resume after what their filters left out.
 @Suite struct EventReadinessTests {
+    /// A subscriber to Category changes only (which these tests never write), past its empty backlog.
+    private static func categorySubscriber(_ fixture: EventFixture) throws -> SocketClient {
+        let client = try fixture.client()
+        client.send(#"{"op":"subscribe","since":"now","entities":["Category"]}"# + "\n")
+        _ = try fixture.collect(client) { $0["type"] as? String == "end_of_backlog" }
+        return client
+    }
+
     @Test func manyClientsReadyAtOnceAreAllAnswered() throws {
         let fixture = try EventFixture()
         let clients = try (0..<200).map { _ in try fixture.client() }
@@ -18,13 +26,7 @@ import Testing
 
     @Test func idleSubscribersBesideALiveOneChangeNothingItReceives() throws {
         let fixture = try EventFixture()
-        var idle: [SocketClient] = []
-        for _ in 0..<100 {
-            let client = try fixture.client()
-            client.send(#"{"op":"subscribe","since":"now","entities":["Category"]}"# + "\n")
-            _ = try fixture.collect(client) { $0["type"] as? String == "end_of_backlog" }
-            idle.append(client)
-        }
+        let idle = try (0..<100).map { _ in try Self.categorySubscriber(fixture) }
         let live = try fixture.client()
         live.send(#"{"op":"subscribe","since":"now","entities":["Task"]}"# + "\n")
         _ = try fixture.collect(live) { $0["type"] as? String == "end_of_backlog" }
@@ -94,10 +96,7 @@ import Testing
         let fixture = try EventFixture(options: ["--heartbeat-interval", "200ms"])
         var clients: [SocketClient] = []
         for _ in 0..<20 {
-            let client = try fixture.client()
-            client.send(#"{"op":"subscribe","since":"now","entities":["Category"]}"# + "\n")
-            _ = try fixture.collect(client) { $0["type"] as? String == "end_of_backlog" }
-            clients.append(client)
+            clients.append(try Self.categorySubscriber(fixture))
             usleep(10_000)
         }
         // When each heartbeat arrives, over 1.2 s (6 intervals).
