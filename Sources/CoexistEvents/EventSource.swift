@@ -35,7 +35,7 @@ public final class EventSource {
     /// The exact values of recently changed objects, as the live path last published them (`remembering`).
     var memory = ValueMemory()
     /// ``unstable(_:)`` by entity.
-    private var unstableNames: [String: Set<String>] = [:]
+    var unstableNames: [String: Set<String>] = [:]
 
     /// A source over the bridge's database.
     public init(engine: SyncEngine) throws {
@@ -210,150 +210,11 @@ public final class EventSource {
         return events
     }
 
-    /// The properties of `entity` that may change without a change to the object naming them, whose values
-    /// are therefore never remembered: attributes triggers maintain, and relationships without an inverse
-    /// (a deleted target leaves them by a cascade or `SET NULL` no change records).
-    private func unstable(_ entity: String?) -> Set<String> {
-        guard let entity else { return [] }
-        if let known = unstableNames[entity] { return known }
-        var names = Set(engine.maintainedAttributes(of: entity))
-        if let described = engine.new.model.entity(named: entity) {
-            for relationship in engine.new.model.allRelationships(of: described)
-            where engine.new.model.inverse(of: relationship) == nil {
-                names.insert(relationship.name)
-            }
-        }
-        unstableNames[entity] = names
-        return names
-    }
-
-    /// What an event knows exactly of its object's values before it: for a new-schema update, what the save
-    /// recorded; for a delete, its tombstone and what the deleting save changed first; and, for any update or
-    /// delete, what ``memory`` still holds of the object (the previous change coexistd published with its
-    /// exact values), for the properties the event names (all it holds, for a delete).
-    private func before(
-        _ change: HistoryChange,
-        values: [String: EventValue],
-        recorded: RecordedValues?
-    ) -> [String: EventValue] {
-        var before = recordedBefore(change, recorded: recorded)
-        let remembered: [String: EventValue]
-        switch change.type {
-        case .insert: return before
-        case .update: remembered = memory.before(ChangedObject(change), values.keys)
-        case .delete: remembered = memory.values(of: ChangedObject(change))
-        }
-        for (name, value) in remembered where before[name] == nil { before[name] = value }
-        return before
-    }
-
-    /// What the history itself says of an object before the change: a new-schema save's recorded `before`,
-    /// and a delete's tombstone.
-    private func recordedBefore(_ change: HistoryChange, recorded: RecordedValues?) -> [String: EventValue] {
-        var before = (recorded?.before ?? [:]).mapValues { EventValue.attribute($0) }
-        if change.type == .delete {
-            for (name, value) in change.tombstone where before[name] == nil { before[name] = .attribute(value) }
-        }
-        return before
-    }
-
     private func tombstoneIdentity(_ change: HistoryChange) -> String? {
         guard let entity = change.entity, case .uuidAttribute(let name)? = engine.new.schema.entities[entity]?.identity,
             case .uuid(let bytes)? = change.tombstone[name]
         else { return nil }
         return UUIDText.text(bytes)
-    }
-
-    /// What a new-side change recorded in the history, as event values: its own, whenever it is read.
-    private func eventValues(_ recorded: RecordedValues, _ change: HistoryChange) -> [String: EventValue] {
-        var values = recorded.values.mapValues { EventValue.attribute($0) }
-        let ordered = Set(
-            (change.entity.flatMap(engine.new.model.entity(named:)).map(engine.new.model.allRelationships(of:)) ?? [])
-                .filter(\.isOrdered).map(\.name)
-        )
-        for (name, members) in recorded.members {
-            values[name] = .members(members, ordered: ordered.contains(name))
-        }
-        for (name, count) in recorded.counts { values[name] = .memberCount(count) }
-        return values
-    }
-
-    /// The object's values now: all attributes, to-ones and to-manys for inserts, the changed ones for
-    /// updates, the tombstone for deletes. A to-one's value is its target's identity (the UUID both schemas
-    /// share; null when unset or not known yet); a to-many's, its members' identities (in order when
-    /// ordered, else sorted), or their count beyond ``RecordedValues/maxListedMembers``. A Core Data update's bitmap may
-    /// name the wrong to-many of an entity that has several (their bit order is not derivable from the
-    /// model), so when it names any, every to-many of the object is sent.
-    ///
-    /// Also the to-ones whose target's identity is not known yet (sent as null, though they are set).
-    private func currentValues(
-        _ change: HistoryChange,
-        id: String?
-    ) throws -> (values: [String: EventValue], uncertain: Set<String>) {
-        if change.type == .delete { return (change.tombstone.mapValues { .attribute($0) }, []) }
-        guard let entity = change.entity, let described = engine.new.model.entity(named: entity) else {
-            return ([:], [])
-        }
-        let relationships = engine.new.model.allRelationships(of: described).filter { !$0.isTransient }
-        let toOnes = relationships.filter { !$0.isToMany }
-        var toManys = relationships.filter(\.isToMany)
-        let changed = change.type == .update ? change.properties.map(Set.init) : nil
-        if let changed {
-            toManys =
-                change.side == .legacy
-                ? (toManys.contains { changed.contains($0.name) } ? toManys : [])
-                : toManys.filter { changed.contains($0.name) }
-        }
-        var values: [String: EventValue] = [:]
-        var uncertain: Set<String> = []
-        if change.side == .legacy, let pk = change.objectPK {
-            let objectID = ObjectID(entity: entity, pk: pk)
-            guard let object = try engine.legacy.object(objectID) else { return ([:], []) }
-            values = object.attributes.mapValues { .attribute($0) }
-            for relationship in toOnes {
-                let target = try object.toOne[relationship.name].flatMap {
-                    try engine.identity(ofLegacy: $0.entity, pk: $0.pk)
-                }
-                if target == nil, object.toOne[relationship.name] != nil { uncertain.insert(relationship.name) }
-                values[relationship.name] = .attribute(target.map { .string($0) } ?? .null)
-            }
-            if let changed { values = values.filter { changed.contains($0.key) } }
-            for relationship in toManys {
-                // Counted first: the members of a to-many too large to list are never read.
-                let count = try engine.legacy.relatedCount(objectID, relationship.name)
-                values[relationship.name] =
-                    count > RecordedValues.maxListedMembers
-                    ? .memberCount(count)
-                    : .members(
-                        try engine.legacy.related(objectID, relationship.name).map {
-                            try engine.identity(ofLegacy: $0.entity, pk: $0.pk)
-                        },
-                        ordered: relationship.isOrdered
-                    )
-            }
-        } else if let id {
-            let ref = ObjectRef(entity: entity, id: id)
-            guard let stored = try engine.new.values(of: ref) else { return ([:], []) }
-            values = stored.mapValues { .attribute($0) }
-            for relationship in toOnes {
-                values[relationship.name] = .attribute(
-                    try engine.new.related(ref, relationship.name).first.map { .string($0.id) } ?? .null
-                )
-            }
-            if let changed { values = values.filter { changed.contains($0.key) } }
-            for relationship in toManys {
-                // Counted first: the members of a to-many too large to list are never read.
-                let count = try engine.new.relatedCounts([ref], relationship.name)[ref] ?? 0
-                values[relationship.name] =
-                    count > RecordedValues.maxListedMembers
-                    ? .memberCount(count)
-                    : .members(
-                        try engine.new.related(ref, relationship.name).map(\.id),
-                        ordered: relationship.isOrdered
-                    )
-            }
-        }
-        return (values, uncertain)
     }
 
     private func line(
