@@ -171,11 +171,13 @@ public final class EventSource {
                     learn == nil
                     ? recordedBefore(change, recorded: recordedValues)
                     : self.before(change, values: read, recorded: recordedValues)
-                learn?(
-                    ChangedObject(change),
-                    own && change.type != .delete && !read.isEmpty ? read : nil,
-                    uncertain.union(unstable(change.entity))
-                )
+                if let learn {
+                    learn(
+                        ChangedObject(change),
+                        own && change.type != .delete && !read.isEmpty ? read : nil,
+                        uncertain.union(unstable(change.entity))
+                    )
+                }
                 withValues = WireLine(
                     line(
                         transaction,
