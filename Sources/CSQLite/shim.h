@@ -18,4 +18,11 @@ static inline int coexist_sqlite_disable_memory_statistics(void) {
     return sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
 }
 
+/// Sets the size past which a statement journal leaves memory for a temporary file
+/// (`SQLITE_CONFIG_STMTJRNL_SPILL`, variadic too). SQLITE_MISUSE, changing nothing, once the library is
+/// initialized.
+static inline int coexist_sqlite_statement_journal_spill(int bytes) {
+    return sqlite3_config(SQLITE_CONFIG_STMTJRNL_SPILL, bytes);
+}
+
 #endif

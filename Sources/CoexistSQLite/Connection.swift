@@ -241,9 +241,22 @@ extension Connection {
     /// of every connection takes one process-wide mutex: a thread that allocates while another runs a
     /// transaction waits for that mutex again and again, measured as a reader's whole read waiting out the
     /// other thread's write. Nothing in this project reads the statistics (`sqlite3_memory_used`, the soft
-    /// heap limit). Returns false, changing nothing, when SQLite was already initialized in this process.
+    /// heap limit).
+    ///
+    /// It also keeps a statement journal in memory up to ``statementJournalSpill`` bytes (SQLite's default,
+    /// 64 KiB, is less than the pages a one-row bridge pass changes under its savepoints: each pass created,
+    /// wrote and deleted a file in /var/tmp). A connection that keeps temporaries in files
+    /// (``OpenOptions/temporariesInMemory`` false) still spills a large pass's journal. Returns false,
+    /// changing nothing, when SQLite was already initialized in this process.
     @discardableResult
     public static func prepareLibraryForThreads() -> Bool {
         coexist_sqlite_disable_memory_statistics() == SQLITE_OK
+            && coexist_sqlite_statement_journal_spill(statementJournalSpill) == SQLITE_OK
     }
+
+    /// How large a statement journal grows in memory before it goes to a temporary file: 128 KiB, enough for
+    /// a one-row bridge pass. No more: with any threshold above 128 KiB, SQLite 3.40.1 fails a savepoint's
+    /// large writes with SQLITE_FULL ("database or disk is full") once the journal spills (measured with
+    /// the library alone: 20,000-row updates in a savepoint, WAL mode, `temp_store=FILE`).
+    public static let statementJournalSpill: Int32 = 128 << 10
 }

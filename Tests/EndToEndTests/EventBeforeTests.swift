@@ -38,7 +38,7 @@ import Testing
     @Test func anAttributeATriggerMaintainsIsNeverRemembered() throws {
         // The store's own trigger rewrites a task's title whenever its priority changes: an update naming
         // only the priority changes the title too.
-        let fixture = try EventFixture { shared in
+        let fixture = try EventFixture { shared, _ in
             try shared.legacy.connection.execute(
                 """
                 CREATE TRIGGER ZT_ZTASK_RETITLE AFTER UPDATE OF ZPRIORITY ON ZTASK FOR EACH ROW

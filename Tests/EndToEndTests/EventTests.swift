@@ -13,12 +13,21 @@ struct EventFixture {
     let shared: SharedStore
     let daemon: DaemonProcess
 
-    /// `prepare` runs on the store before coexistd starts.
-    init(options: [String] = [], prepare: (SharedStore) throws -> Void = { _ in }) throws {
+    /// `prepare` runs on the store (in `directory`) before coexistd starts, with `environment` added to its own.
+    init(
+        options: [String] = [],
+        environment: [String: String] = [:],
+        prepare: (SharedStore, TemporaryDirectory) throws -> Void = { _, _ in }
+    ) throws {
         directory = try TemporaryDirectory()
         shared = try SharedStore.create(in: directory)
-        try prepare(shared)
-        daemon = try DaemonProcess(database: shared.legacy.path, directory: directory, options: options)
+        try prepare(shared, directory)
+        daemon = try DaemonProcess(
+            database: shared.legacy.path,
+            directory: directory,
+            options: options,
+            environment: environment
+        )
         try daemon.waitUntilServing()
     }
 
