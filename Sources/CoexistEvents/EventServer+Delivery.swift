@@ -138,8 +138,11 @@ extension EventServer {
                     encode
                     ? try source.events(transaction, values: wantsValues, unchangedSince: unchanged, remembering: true)
                     : []
-                if !encode { source.forget(transaction) }
-                if encode { recent.add(token: transaction.token, after: published, events: events) }
+                if encode {
+                    recent.add(token: transaction.token, after: published, events: events)
+                } else {
+                    source.forget(transaction)
+                }
                 // Before the sockets are written: the publisher's thread takes it from here.
                 feed?.append(
                     EventFeed.Transaction(
