@@ -64,7 +64,7 @@ public final class Connection {
         case .readWriteCreate: flags |= SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE
         }
         var db: OpaquePointer?
-        let code = sqlite3_open_v2(path, &db, flags, nil)
+        let code = sqlite3_open_v2(path, &db, flags, CoalescingVFS.name)
         guard code == SQLITE_OK, let db else {
             let message = db.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"
             let extended = db.map { sqlite3_extended_errcode($0) } ?? code
@@ -257,6 +257,8 @@ extension Connection {
     /// How large a statement journal grows in memory before it goes to a temporary file: 128 KiB, enough for
     /// a one-row bridge pass. No more: with any threshold above 128 KiB, SQLite 3.40.1 fails a savepoint's
     /// large writes with SQLITE_FULL ("database or disk is full") once the journal spills (measured with
-    /// the library alone: 20,000-row updates in a savepoint, WAL mode, `temp_store=FILE`).
+    /// the library alone: 20,000-row updates in a savepoint, WAL mode, `temp_store=FILE`). The likely cause:
+    /// the `unix` VFS writes fewer than 128 KiB per call (see ``CoalescingVFS/capacity``), and a spilling
+    /// journal writes its memory in chunks of the threshold's size.
     public static let statementJournalSpill: Int32 = 128 << 10
 }
