@@ -1,4 +1,5 @@
 import CSQLite
+import Synchronization
 
 #if canImport(Glibc)
 import Glibc
@@ -25,7 +26,7 @@ import Glibc
 /// the pager in its error state and roll the whole transaction back (`SQLITE_FULL` and `SQLITE_IOERR` do),
 /// so no frame it believed written is ever read back. Every other file (journals, temporary files) is the
 /// default VFS's own, untouched.
-enum CoalescingVFS {
+package enum CoalescingVFS {
     /// The name ``Connection`` opens with; nil when it could not be registered (the default VFS is used).
     static let name: String? = register()
 
@@ -85,7 +86,7 @@ enum CoalescingVFS {
             _ = methods.pointee.xClose?(inner)
             return realOpen(real, name, file, flags, outFlags)
         }
-        let state = CoalescedFile(inner: inner, isWAL: isWAL)
+        let state = CoalescedFile(inner: inner, isWAL: isWAL, path: name.map { String(cString: $0) } ?? "")
         if isWAL, let name, let database = sqlite3_database_file_object(name), let owner = wrapped(database) {
             owner.wal = state
             state.database = owner
@@ -104,19 +105,18 @@ enum CoalescingVFS {
         return Unmanaged<CoalescedFile>.fromOpaque(opaque).takeUnretainedValue()
     }
 
-    /// Ends a wrapped file: its buffer written, the default VFS's file closed, the state released.
+    /// Ends a wrapped file: its WAL's kept run written, the default VFS's file closed, the state released.
     static func close(_ file: UnsafeMutablePointer<sqlite3_file>?) -> Int32 {
         guard let file, let state = wrapped(file) else { return SQLITE_MISUSE }
-        let flushed = state.isWAL ? state.flush() : state.flushWAL()
-        let closed = state.methods.xClose?(state.inner) ?? SQLITE_OK
+        let code = released(file) { $0.xClose?($1) }
         state.release()
         let opaque = (UnsafeMutableRawPointer(file) + stateOffset).load(as: UnsafeMutableRawPointer.self)
         Unmanaged<CoalescedFile>.fromOpaque(opaque).release()
         file.pointee.pMethods = nil
-        return flushed != SQLITE_OK ? flushed : closed
+        return code
     }
 
-    /// The WAL's methods: every call but a write that follows the buffered ones writes the buffer first.
+    /// The WAL's methods: every call but a write settles the kept run first.
     nonisolated(unsafe) private static let walMethods: UnsafeMutablePointer<sqlite3_io_methods> = {
         let methods = UnsafeMutablePointer<sqlite3_io_methods>.allocate(capacity: 1)
         methods.initialize(
@@ -124,46 +124,46 @@ enum CoalescingVFS {
                 iVersion: 3,
                 xClose: { CoalescingVFS.close($0) },
                 xRead: { file, data, amount, offset in
-                    CoalescingVFS.flushed(file) { $0.xRead?($1, data, amount, offset) }
+                    CoalescingVFS.settled(file) { $0.xRead?($1, data, amount, offset) }
                 },
                 xWrite: { file, data, amount, offset in
                     guard let state = CoalescingVFS.wrapped(file) else { return SQLITE_MISUSE }
                     return state.write(data, amount, offset)
                 },
-                xTruncate: { file, size in CoalescingVFS.flushed(file) { $0.xTruncate?($1, size) } },
-                xSync: { file, flags in CoalescingVFS.flushed(file) { $0.xSync?($1, flags) } },
-                xFileSize: { file, size in CoalescingVFS.flushed(file) { $0.xFileSize?($1, size) } },
-                xLock: { file, level in CoalescingVFS.flushed(file) { $0.xLock?($1, level) } },
-                xUnlock: { file, level in CoalescingVFS.flushed(file) { $0.xUnlock?($1, level) } },
-                xCheckReservedLock: { file, out in CoalescingVFS.flushed(file) { $0.xCheckReservedLock?($1, out) } },
+                xTruncate: { file, size in CoalescingVFS.settled(file) { $0.xTruncate?($1, size) } },
+                xSync: { file, flags in CoalescingVFS.settled(file) { $0.xSync?($1, flags) } },
+                xFileSize: { file, size in CoalescingVFS.settled(file) { $0.xFileSize?($1, size) } },
+                xLock: { file, level in CoalescingVFS.settled(file) { $0.xLock?($1, level) } },
+                xUnlock: { file, level in CoalescingVFS.released(file) { $0.xUnlock?($1, level) } },
+                xCheckReservedLock: { file, out in CoalescingVFS.settled(file) { $0.xCheckReservedLock?($1, out) } },
                 xFileControl: { file, op, argument in
-                    CoalescingVFS.flushed(file) { $0.xFileControl?($1, op, argument) }
+                    CoalescingVFS.settled(file) { $0.xFileControl?($1, op, argument) }
                 },
-                xSectorSize: { file in CoalescingVFS.forwarded(file) { $0.xSectorSize?($1) } },
+                xSectorSize: { file in CoalescingVFS.released(file) { $0.xSectorSize?($1) } },
                 xDeviceCharacteristics: { file in
-                    CoalescingVFS.forwarded(file) { $0.xDeviceCharacteristics?($1) }
+                    CoalescingVFS.released(file) { $0.xDeviceCharacteristics?($1) }
                 },
                 xShmMap: { file, page, size, extend, out in
-                    CoalescingVFS.flushed(file) { $0.xShmMap?($1, page, size, extend, out) }
+                    CoalescingVFS.settled(file) { $0.xShmMap?($1, page, size, extend, out) }
                 },
                 xShmLock: { file, offset, count, flags in
-                    CoalescingVFS.flushed(file) { $0.xShmLock?($1, offset, count, flags) }
+                    CoalescingVFS.released(file) { $0.xShmLock?($1, offset, count, flags) }
                 },
                 xShmBarrier: { file in CoalescingVFS.barrier(file) },
-                xShmUnmap: { file, delete in CoalescingVFS.flushed(file) { $0.xShmUnmap?($1, delete) } },
+                xShmUnmap: { file, delete in CoalescingVFS.released(file) { $0.xShmUnmap?($1, delete) } },
                 xFetch: { file, offset, amount, out in
-                    CoalescingVFS.flushed(file) { $0.xFetch?($1, offset, amount, out) }
+                    CoalescingVFS.settled(file) { $0.xFetch?($1, offset, amount, out) }
                 },
                 xUnfetch: { file, offset, pointer in
-                    CoalescingVFS.forwarded(file) { $0.xUnfetch?($1, offset, pointer) }
+                    CoalescingVFS.released(file) { $0.xUnfetch?($1, offset, pointer) }
                 }
             )
         )
         return methods
     }()
 
-    /// The database file's methods: forwarded, its WAL's buffer written first by those that take or drop
-    /// a lock, sync, or publish in the WAL index.
+    /// The database file's methods: forwarded; its WAL's kept run settled first by those that end a
+    /// transaction or publish in the WAL index (shared-memory locks and barrier, file unlock, sync).
     nonisolated(unsafe) private static let databaseMethods: UnsafeMutablePointer<sqlite3_io_methods> = {
         let methods = UnsafeMutablePointer<sqlite3_io_methods>.allocate(capacity: 1)
         methods.initialize(
@@ -176,14 +176,14 @@ enum CoalescingVFS {
                 xWrite: { file, data, amount, offset in
                     CoalescingVFS.forwarded(file) { $0.xWrite?($1, data, amount, offset) }
                 },
-                xTruncate: { file, size in CoalescingVFS.flushed(file) { $0.xTruncate?($1, size) } },
-                xSync: { file, flags in CoalescingVFS.flushed(file) { $0.xSync?($1, flags) } },
+                xTruncate: { file, size in CoalescingVFS.forwarded(file) { $0.xTruncate?($1, size) } },
+                xSync: { file, flags in CoalescingVFS.settled(file) { $0.xSync?($1, flags) } },
                 xFileSize: { file, size in CoalescingVFS.forwarded(file) { $0.xFileSize?($1, size) } },
-                xLock: { file, level in CoalescingVFS.flushed(file) { $0.xLock?($1, level) } },
-                xUnlock: { file, level in CoalescingVFS.flushed(file) { $0.xUnlock?($1, level) } },
+                xLock: { file, level in CoalescingVFS.forwarded(file) { $0.xLock?($1, level) } },
+                xUnlock: { file, level in CoalescingVFS.released(file) { $0.xUnlock?($1, level) } },
                 xCheckReservedLock: { file, out in CoalescingVFS.forwarded(file) { $0.xCheckReservedLock?($1, out) } },
                 xFileControl: { file, op, argument in
-                    CoalescingVFS.flushed(file) { $0.xFileControl?($1, op, argument) }
+                    CoalescingVFS.forwarded(file) { $0.xFileControl?($1, op, argument) }
                 },
                 xSectorSize: { file in CoalescingVFS.forwarded(file) { $0.xSectorSize?($1) } },
                 xDeviceCharacteristics: { file in
@@ -193,10 +193,10 @@ enum CoalescingVFS {
                     CoalescingVFS.forwarded(file) { $0.xShmMap?($1, page, size, extend, out) }
                 },
                 xShmLock: { file, offset, count, flags in
-                    CoalescingVFS.flushed(file) { $0.xShmLock?($1, offset, count, flags) }
+                    CoalescingVFS.sharedLock(file, offset, count, flags)
                 },
                 xShmBarrier: { file in CoalescingVFS.barrier(file) },
-                xShmUnmap: { file, delete in CoalescingVFS.flushed(file) { $0.xShmUnmap?($1, delete) } },
+                xShmUnmap: { file, delete in CoalescingVFS.released(file) { $0.xShmUnmap?($1, delete) } },
                 xFetch: { file, offset, amount, out in
                     CoalescingVFS.forwarded(file) { $0.xFetch?($1, offset, amount, out) }
                 },
@@ -217,24 +217,83 @@ enum CoalescingVFS {
         return call(state.methods, state.inner) ?? SQLITE_MISUSE
     }
 
-    /// `call` after the WAL's buffer is written (the file's own, or its database's WAL's); the write's
-    /// error, if it fails.
-    private static func flushed(
+    /// The WAL (the file's own, or its database's) settled, then `call`; not called when that fails (the
+    /// error is returned).
+    private static func settled(
         _ file: UnsafeMutablePointer<sqlite3_file>?,
         _ call: (sqlite3_io_methods, UnsafeMutablePointer<sqlite3_file>) -> Int32?
     ) -> Int32 {
         guard let state = wrapped(file) else { return SQLITE_MISUSE }
-        let written = state.isWAL ? state.flush() : state.flushWAL()
-        guard written == SQLITE_OK else { return written }
+        let settled = (state.isWAL ? state : state.wal)?.settle() ?? SQLITE_OK
+        guard settled == SQLITE_OK else { return settled }
         return call(state.methods, state.inner) ?? SQLITE_MISUSE
     }
 
-    /// The memory barrier SQLite puts between a commit's WAL-index entries and its header: the buffer is
-    /// written before it. It cannot report an error: a buffer that fails to write stays, and the next
-    /// call that can report one writes it again (a commit's frames are never buffered this late).
+    /// The WAL settled, then `call` whatever that gave, and its result: it releases something (a lock, a
+    /// mapping, the file) or only answers. A failure to write what was kept stays the WAL's, for its next
+    /// data call; a lock SQLite believes it took or released is never left otherwise.
+    private static func released(
+        _ file: UnsafeMutablePointer<sqlite3_file>?,
+        _ call: (sqlite3_io_methods, UnsafeMutablePointer<sqlite3_file>) -> Int32?
+    ) -> Int32 {
+        guard let state = wrapped(file) else { return SQLITE_MISUSE }
+        _ = (state.isWAL ? state : state.wal)?.settle()
+        return call(state.methods, state.inner) ?? SQLITE_MISUSE
+    }
+
+    /// The database's shared-memory locks, taken or released after the WAL is settled; releasing the WAL's
+    /// write lock (slot 0) ends the transaction, and a failure with it.
+    private static func sharedLock(
+        _ file: UnsafeMutablePointer<sqlite3_file>?,
+        _ offset: Int32,
+        _ count: Int32,
+        _ flags: Int32
+    ) -> Int32 {
+        let code = released(file) { $0.xShmLock?($1, offset, count, flags) }
+        if offset == 0, flags & SQLITE_SHM_UNLOCK != 0, flags & SQLITE_SHM_EXCLUSIVE != 0 {
+            wrapped(file)?.wal?.writeLockReleased()
+        }
+        return code
+    }
+
+    /// The memory barrier SQLite puts between a commit's WAL-index entries and the header that publishes
+    /// them: the WAL is settled before it. A commit's frames are written by their own calls, so nothing of
+    /// one should be kept this late; if something is and cannot be written, the process stops here, before
+    /// the commit is published (it cannot report an error, and a published commit would name frames the
+    /// file does not hold); recovery then ignores the unpublished commit.
     private static func barrier(_ file: UnsafeMutablePointer<sqlite3_file>?) {
         guard let state = wrapped(file) else { return }
-        _ = state.isWAL ? state.flush(keepingOnFailure: true) : state.flushWAL(keepingOnFailure: true)
+        let wal = state.isWAL ? state : state.wal
+        if let wal, wal.failure == nil, wal.settle() != SQLITE_OK {
+            let message =
+                "coexist: the WAL of \(wal.path) could not be written before a commit was published; stopping\n"
+            _ = message.utf8CString.withUnsafeBufferPointer { Glibc.write(2, $0.baseAddress, $0.count - 1) }
+            abort()
+        }
         state.methods.xShmBarrier?(state.inner)
     }
+
+    /// Tests only: the next write of a kept run of the WAL at `path` fails (`SQLITE_IOERR_WRITE`) after
+    /// `runs` more succeed.
+    package static func failWrite(ofWALAt path: String, after runs: Int) {
+        injected.withLock { $0[path] = runs }
+        anyInjected.store(true, ordering: .releasing)
+    }
+
+    /// Whether this write of a kept run of the WAL at `path` is to fail (see ``failWrite(ofWALAt:after:)``).
+    static func injectedFailure(_ path: String) -> Bool {
+        guard anyInjected.load(ordering: .acquiring) else { return false }
+        return injected.withLock { failures in
+            guard let runs = failures[path] else { return false }
+            if runs > 0 {
+                failures[path] = runs - 1
+                return false
+            }
+            failures[path] = nil
+            return true
+        }
+    }
+
+    private static let injected = Mutex<[String: Int]>([:])
+    private static let anyInjected = Atomic<Bool>(false)
 }

@@ -1,3 +1,5 @@
+internal import CSQLite
+
 #if canImport(Glibc)
 internal import Glibc
 #endif
@@ -9,6 +11,10 @@ extension Connection {
     /// `IMMEDIATE` takes the write lock up front, so a busy database is waited for (with the busy handler's
     /// backoff) before any work is done, and a read transaction never has to be upgraded (which in WAL mode can
     /// fail with `SQLITE_BUSY_SNAPSHOT` without calling the busy handler).
+    ///
+    /// Should SQLite roll the transaction back itself (after an I/O error, a full disk or a lack of memory),
+    /// every later statement of `body` throws, and so does the commit: none of them runs outside the
+    /// transaction and commits on its own.
     public func write<T>(_ body: () throws -> T) throws -> T {
         try execute("BEGIN IMMEDIATE")
         return try finish(body)
@@ -39,6 +45,8 @@ extension Connection {
     }
 
     private func finish<T>(_ body: () throws -> T) throws -> T {
+        inTransactionBlock = true
+        defer { inTransactionBlock = false }
         do {
             let result = try body()
             try execute("COMMIT")
@@ -50,5 +58,16 @@ extension Connection {
             if !isAutocommit { try? execute("ROLLBACK") }
             throw error
         }
+    }
+
+    /// Throws when a transaction ``write(_:)`` or ``read(_:)`` opened was rolled back by SQLite itself: a
+    /// statement run now would run, and commit, on its own.
+    func checkTransactionStillOpen(sql: String) throws(SQLiteError) {
+        guard inTransactionBlock, isAutocommit else { return }
+        throw error(
+            SQLITE_ABORT,
+            "SQLite rolled the transaction back after an earlier error in it; nothing of it is committed",
+            sql: sql
+        )
     }
 }

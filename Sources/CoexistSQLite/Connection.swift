@@ -43,6 +43,8 @@ public final class Connection {
     /// `CLOCK_MONOTONIC` nanoseconds when this connection's last `COMMIT` (through ``write(_:)``) returned;
     /// 0 before any. A latency measured from a commit starts here, not after the caller's own work.
     public internal(set) var lastCommitTime: Int64 = 0
+    /// Inside ``write(_:)`` or ``read(_:)``: the transaction they opened must still be open.
+    var inTransactionBlock = false
 
     /// Opens (or creates) the database at `path`.
     ///
@@ -106,6 +108,7 @@ public final class Connection {
 
     /// Runs one or more SQL statements that take no arguments and return no rows of interest.
     public func execute(_ sql: String) throws(SQLiteError) {
+        try checkTransactionStillOpen(sql: sql)
         var message: UnsafeMutablePointer<CChar>?
         let code = sqlite3_exec(handle, sql, nil, nil, &message)
         if code != SQLITE_OK {

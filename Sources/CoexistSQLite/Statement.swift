@@ -69,6 +69,7 @@ public final class Statement {
 
     /// Advances to the next row: true when a row is available, false when the statement is done.
     public func step() throws(SQLiteError) -> Bool {
+        if sqlite3_stmt_busy(handle) == 0 { try connection.checkTransactionStillOpen(sql: sql) }
         switch sqlite3_step(handle) {
         case SQLITE_ROW: return true
         case SQLITE_DONE: return false

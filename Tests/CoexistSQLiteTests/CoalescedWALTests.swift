@@ -17,7 +17,7 @@ import Testing
         try connection.execute(
             """
             CREATE TABLE t (id INTEGER PRIMARY KEY, a TEXT, b TEXT, c INTEGER);
-            CREATE INDEX t_a ON t (a); CREATE INDEX t_b ON t (b); CREATE INDEX t_c ON t (c);
+            CREATE UNIQUE INDEX t_a ON t (a); CREATE INDEX t_b ON t (b); CREATE INDEX t_c ON t (c);
             CREATE TABLE u (id INTEGER PRIMARY KEY, v TEXT); CREATE INDEX u_v ON u (v);
             """
         )
@@ -43,6 +43,100 @@ import Testing
         // Two calls per frame (header, page) without coalescing.
         #expect(frames >= 6)
         #expect(writes <= 2, "\(writes) write calls for \(frames) frames")
+    }
+
+    /// SQLite's own library on its default VFS, in another process, reads `query` from the file as it is
+    /// (through the WAL index) and from a copy of the database and its WAL without the index (recovery
+    /// reads every frame and checks its checksum): `PRAGMA integrity_check` says ok and the query gives
+    /// `expected` both times.
+    private func expectStockSQLite(
+        reads path: String,
+        _ query: String,
+        _ expected: String,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) throws {
+        let copy = try TemporaryDirectory()
+        try FileManager.default.copyItem(atPath: path, toPath: copy.file("copy.sqlite"))
+        try FileManager.default.copyItem(atPath: path + "-wal", toPath: copy.file("copy.sqlite-wal"))
+        for file in [path, copy.file("copy.sqlite")] {
+            let check = try ProductProcess.run(
+                path: "python3",
+                [
+                    "-c",
+                    """
+                    import sqlite3, sys
+                    c = sqlite3.connect(sys.argv[1])
+                    print(c.execute('PRAGMA integrity_check').fetchone()[0], c.execute(sys.argv[2]).fetchone())
+                    """,
+                    file, query,
+                ]
+            )
+            #expect(check.stdout == "ok \(expected)\n", "\(file): \(check.stderr)", sourceLocation: sourceLocation)
+        }
+    }
+
+    @Test func commitsOfEverySizeAcrossTheBuffersBoundRecover() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.file("a.sqlite")
+        let connection = try Connection(path: path, options: OpenOptions(access: .readWriteCreate))
+        try connection.execute("CREATE TABLE b (id INTEGER PRIMARY KEY, v BLOB)")
+        // A 3,000-byte row takes a page of its own: a commit of k rows writes about k + 1 frames, so the
+        // commits below end on every frame of the 30-frame buffer and past it.
+        var total = 0
+        for rows in 1...70 {
+            try connection.write {
+                for _ in 0..<rows {
+                    try connection.run(
+                        "INSERT INTO b (v) VALUES (?)",
+                        [.blob([UInt8](repeating: UInt8(rows), count: 3_000))]
+                    )
+                }
+            }
+            total += rows
+        }
+        try expectStockSQLite(reads: path, "SELECT count(*), sum(length(v)) FROM b", "(\(total), \(total * 3_000))")
+    }
+
+    @Test func aFailedWriteRollsTheWholeTransactionBackAndFreesTheWriteLock() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.file("a.sqlite")
+        let connection = try Connection(path: path, options: OpenOptions(access: .readWriteCreate))
+        try indexedTable(connection)
+        try connection.run("INSERT INTO u (v) VALUES ('before')")
+        try connection.execute("PRAGMA cache_size=20")
+        let other = try Connection(path: path)
+        // The run written at the commit (0); one written as the cache spills mid-transaction (3); one
+        // written when a multi-row update reads back what spilled (its statement alone would roll back on
+        // a full disk, and the commit then publish frames never written).
+        for (runs, update) in [(0, false), (3, false), (0, true)] {
+            if !update { CoalescingVFS.failWrite(ofWALAt: path + "-wal", after: runs) }
+            #expect(throws: SQLiteError.self) {
+                try connection.write {
+                    for index in 0..<2_000 {
+                        // A failed statement the caller goes past must not let the commit go through.
+                        try? connection.run(
+                            "INSERT INTO t (a, b, c) VALUES (?, ?, ?)",
+                            [.text("\(index) \(String(repeating: "x", count: 200))"), .text("b"), .integer(1)]
+                        )
+                    }
+                    if update {
+                        CoalescingVFS.failWrite(ofWALAt: path + "-wal", after: runs)
+                        try? connection.run("UPDATE t SET a = a || '!'")
+                    }
+                    try connection.run("INSERT INTO u (v) VALUES ('lost')")
+                }
+            }
+            #expect(try other.scalar("SELECT count(*) FROM t").integerValue == 0)
+            // The write lock is free: another connection writes, then this one again.
+            try other.write { try other.run("INSERT INTO u (v) VALUES ('other')") }
+            try connection.write { try connection.run("INSERT INTO u (v) VALUES ('again')") }
+        }
+        try expectStockSQLite(
+            reads: path,
+            "SELECT group_concat(v, ' ') FROM (SELECT v FROM u ORDER BY id)",
+            "('before other again other again other again',)"
+        )
+        #expect(try other.scalar("SELECT count(*) FROM t").integerValue == 0)
     }
 
     @Test func aTransactionLargerThanTheBufferSpillsReadsBackAndCommitsWhole() throws {
@@ -75,18 +169,6 @@ import Testing
         // Another connection, and SQLite on its default VFS in another process, read the same.
         let other = try Connection(path: path, options: .readOnly)
         #expect(try other.scalar("SELECT sum(c) FROM t").integerValue == Int64((0..<5_000).reduce(0, +)))
-        let check = try ProductProcess.run(
-            path: "python3",
-            [
-                "-c",
-                """
-                import sqlite3, sys
-                c = sqlite3.connect('file:' + sys.argv[1] + '?mode=ro', uri=True)
-                print(c.execute('PRAGMA integrity_check').fetchone()[0], c.execute('SELECT count(*), sum(c) FROM t').fetchone())
-                """,
-                path,
-            ]
-        )
-        #expect(check.stdout == "ok (5000, \((0..<5_000).reduce(0, +)))\n", "\(check.stderr)")
+        try expectStockSQLite(reads: path, "SELECT count(*), sum(c) FROM t", "(5000, \((0..<5_000).reduce(0, +)))")
     }
 }
