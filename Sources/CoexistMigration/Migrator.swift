@@ -183,54 +183,57 @@ public enum Migrator {
         try connection.execute("BEGIN IMMEDIATE")
         var made: String?
         do {
-            // Checked again under the write lock: nothing may have moved since the plan (an app's commit the
-            // bridge has not mirrored, another migration).
-            let (now, _) = try Self.range(
-                connection,
-                path: connection.path,
-                versions: versions,
-                target: versions[from + plans.count].name
-            )
-            guard now == from else {
-                throw MigrationError.badTarget(
-                    path: connection.path,
-                    detail: "the store moved to \(versions[now].name) while the migration was planned: run it again"
-                )
-            }
-            try Self.checkBridge(connection, path: connection.path)
-            if backup != nil { options.progress?("backing up the store", 0) }
-            made = try backup?()
-            let store = try LegacyStore(connection: connection)
-            let frameworkVersion = store.metadata.frameworkVersion ?? StoreCreator.Options().frameworkVersion
-            for (offset, plan) in plans.enumerated() {
-                options.progress?(
-                    "step \(offset + 1) of \(plans.count): \(versions[from + offset].name) → \(versions[from + offset + 1].name)",
-                    Double(offset) / Double(plans.count + 1)
-                )
-                let step = try Self.step(
+            // Guarded: should SQLite roll the transaction back itself, no later statement runs on its own.
+            try connection.insideTransaction {
+                // Checked again under the write lock: nothing may have moved since the plan (an app's commit the
+                // bridge has not mirrored, another migration).
+                let (now, _) = try Self.range(
                     connection,
-                    source: versions[from + offset],
-                    destination: versions[from + offset + 1],
-                    plan: plan,
-                    frameworkVersion: frameworkVersion,
-                    overrides: options.overrides
+                    path: connection.path,
+                    versions: versions,
+                    target: versions[from + plans.count].name
                 )
-                report.steps.append(step)
-                if options.failAfterStep == offset + 1 {
-                    throw MigrationError.injected(path: connection.path, step: offset + 1)
+                guard now == from else {
+                    throw MigrationError.badTarget(
+                        path: connection.path,
+                        detail: "the store moved to \(versions[now].name) while the migration was planned: run it again"
+                    )
                 }
+                try Self.checkBridge(connection, path: connection.path)
+                if backup != nil { options.progress?("backing up the store", 0) }
+                made = try backup?()
+                let store = try LegacyStore(connection: connection)
+                let frameworkVersion = store.metadata.frameworkVersion ?? StoreCreator.Options().frameworkVersion
+                for (offset, plan) in plans.enumerated() {
+                    options.progress?(
+                        "step \(offset + 1) of \(plans.count): \(versions[from + offset].name) → \(versions[from + offset + 1].name)",
+                        Double(offset) / Double(plans.count + 1)
+                    )
+                    let step = try Self.step(
+                        connection,
+                        source: versions[from + offset],
+                        destination: versions[from + offset + 1],
+                        plan: plan,
+                        frameworkVersion: frameworkVersion,
+                        overrides: options.overrides
+                    )
+                    report.steps.append(step)
+                    if options.failAfterStep == offset + 1 {
+                        throw MigrationError.injected(path: connection.path, step: offset + 1)
+                    }
+                }
+                let target = versions[from + plans.count]
+                let finish = try Self.storeStatements(
+                    connection,
+                    model: target.model,
+                    hashes: options.versionInfo?.hashes[target.name]
+                )
+                for statement in finish { try connection.run(statement.sql, statement.arguments) }
+                report.finish = finish.map(\.display)
+                options.progress?("checking foreign keys and integrity", Double(plans.count) / Double(plans.count + 1))
+                try Self.check(connection)
+                try connection.execute(options.dryRun ? "ROLLBACK" : "COMMIT")
             }
-            let target = versions[from + plans.count]
-            let finish = try Self.storeStatements(
-                connection,
-                model: target.model,
-                hashes: options.versionInfo?.hashes[target.name]
-            )
-            for statement in finish { try connection.run(statement.sql, statement.arguments) }
-            report.finish = finish.map(\.display)
-            options.progress?("checking foreign keys and integrity", Double(plans.count) / Double(plans.count + 1))
-            try Self.check(connection)
-            try connection.execute(options.dryRun ? "ROLLBACK" : "COMMIT")
         } catch {
             if !connection.isAutocommit { try? connection.execute("ROLLBACK") }
             // The store is as it was; the backup stays, and the operator is told where.

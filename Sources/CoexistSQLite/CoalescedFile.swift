@@ -10,7 +10,8 @@ import CSQLite
 ///   is then kept and everything written at once, by that page's call. Otherwise (a one-frame commit, a
 ///   header rewritten in place by `walRewriteChecksums`, no room) it is written at once with what is
 ///   kept. Either way the commit is in the file when SQLite's call returns, before SQLite publishes it;
-/// - after a commit frame, writes go straight to the file (sync padding) until any other call.
+/// - after a commit frame, writes go straight to the file (sync padding, split by a sync of its own) until
+///   the database's next shared-memory barrier or lock call, or the file closes.
 ///
 /// A failed write of kept frames fails every later read, write, sync and size of the WAL with
 /// `SQLITE_IOERR_WRITE` until the WAL's write lock is released: SQLite rolls the whole transaction back on
@@ -32,11 +33,11 @@ final class CoalescedFile {
     /// The file offset of the buffer's first byte, and how many it holds.
     private var start: Int64 = 0
     private var count = 0
-    /// The largest page written so far (the largest SQLite allows until one is seen).
+    /// The size of the last page written (the largest SQLite allows until one is seen).
     private var pageSize = 65_536
     /// A commit frame's header is kept: its page, next, is written with the run.
     private var awaitingCommitPage = false
-    /// A commit frame was written: writes go to the file until another call.
+    /// A commit frame was written: writes go to the file until the commit is published (``published()``).
     private var direct = false
 
     init(inner: UnsafeMutablePointer<sqlite3_file>, isWAL: Bool, path: String) {
@@ -96,17 +97,23 @@ final class CoalescedFile {
         return SQLITE_OK
     }
 
-    /// Before any call but a write: the kept run written (nothing is kept across another call), writes
-    /// kept again. SQLITE_OK, the failure, or the write's error.
+    /// Before any call but a write: the kept run written (nothing is kept across another call). SQLITE_OK,
+    /// the failure, or the write's error.
     func settle() -> Int32 {
-        direct = false
         if let failure { return failure }
         return flush()
     }
 
+    /// The database reached its shared-memory barrier or locks (a commit published, a transaction begun or
+    /// ended): the run settled, and writes kept again.
+    func published() -> Int32 {
+        direct = false
+        return settle()
+    }
+
     /// The WAL's write lock was released: SQLite ended the transaction, a failure's with it.
     func writeLockReleased() {
-        _ = settle()
+        _ = published()
         failure = nil
     }
 
@@ -122,9 +129,10 @@ final class CoalescedFile {
     private func flush() -> Int32 {
         awaitingCommitPage = false
         guard count > 0, let buffer else { return SQLITE_OK }
+        // A test's injected failure is the default VFS's full disk.
         let written =
             CoalescingVFS.injectedFailure(path)
-            ? Self.writeError : methods.xWrite?(inner, buffer, Int32(count), start) ?? SQLITE_MISUSE
+            ? SQLITE_FULL : methods.xWrite?(inner, buffer, Int32(count), start) ?? SQLITE_MISUSE
         count = 0
         guard written == SQLITE_OK else {
             failure = Self.writeError

@@ -237,7 +237,7 @@ package enum CoalescingVFS {
         _ call: (sqlite3_io_methods, UnsafeMutablePointer<sqlite3_file>) -> Int32?
     ) -> Int32 {
         guard let state = wrapped(file) else { return SQLITE_MISUSE }
-        _ = (state.isWAL ? state : state.wal)?.settle()
+        _ = state.isWAL ? state.settle() : state.wal?.published()
         return call(state.methods, state.inner) ?? SQLITE_MISUSE
     }
 
@@ -264,7 +264,7 @@ package enum CoalescingVFS {
     private static func barrier(_ file: UnsafeMutablePointer<sqlite3_file>?) {
         guard let state = wrapped(file) else { return }
         let wal = state.isWAL ? state : state.wal
-        if let wal, wal.failure == nil, wal.settle() != SQLITE_OK {
+        if let wal, wal.failure == nil, wal.published() != SQLITE_OK {
             let message =
                 "coexist: the WAL of \(wal.path) could not be written before a commit was published; stopping\n"
             _ = message.utf8CString.withUnsafeBufferPointer { Glibc.write(2, $0.baseAddress, $0.count - 1) }

@@ -44,6 +44,15 @@ extension Connection {
         }
     }
 
+    /// Runs `body` inside a transaction the caller began and ends itself (with `execute`), guarded as
+    /// ``write(_:)``'s is: once SQLite has rolled the transaction back itself, every statement throws.
+    public func insideTransaction<T>(_ body: () throws -> T) rethrows -> T {
+        let outer = inTransactionBlock
+        inTransactionBlock = true
+        defer { inTransactionBlock = outer }
+        return try body()
+    }
+
     private func finish<T>(_ body: () throws -> T) throws -> T {
         inTransactionBlock = true
         defer { inTransactionBlock = false }
@@ -60,13 +69,15 @@ extension Connection {
         }
     }
 
-    /// Throws when a transaction ``write(_:)`` or ``read(_:)`` opened was rolled back by SQLite itself: a
-    /// statement run now would run, and commit, on its own.
+    /// Throws when the transaction of ``write(_:)``, ``read(_:)`` or ``insideTransaction(_:)`` is no longer
+    /// open (SQLite rolled it back itself after an error in it): a statement run now would run, and commit,
+    /// on its own.
     func checkTransactionStillOpen(sql: String) throws(SQLiteError) {
         guard inTransactionBlock, isAutocommit else { return }
         throw error(
             SQLITE_ABORT,
-            "SQLite rolled the transaction back after an earlier error in it; nothing of it is committed",
+            "the transaction is no longer open (SQLite rolls one back itself after an I/O error, a full disk or a "
+                + "lack of memory in it): this statement would run on its own",
             sql: sql
         )
     }

@@ -197,14 +197,15 @@ public final class Connection {
     }
 
     /// ``dataVersion()`` read again for up to about 200 µs while it still equals `last`, when
-    /// `waitForCommit` (a file watch fires on the first write to the WAL, a little before the commit is
-    /// visible); nil when it cannot be read.
+    /// `waitForCommit` (a file watch fires on the WAL's write, a few microseconds before the commit is
+    /// visible: a commit's frames are one write, ``CoalescingVFS``); nil when it cannot be read. The first
+    /// tries only yield the processor, the later ones sleep 20 µs.
     public func visibleDataVersion(after last: Int64?, waitForCommit: Bool) -> Int64? {
         do {
             var version = try dataVersion()
             var retries = 0
-            while waitForCommit && version == last && retries < 10 {
-                usleep(20)
+            while waitForCommit && version == last && retries < 14 {
+                if retries < 4 { sched_yield() } else { usleep(20) }
                 version = try dataVersion()
                 retries += 1
             }

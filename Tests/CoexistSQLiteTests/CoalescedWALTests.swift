@@ -105,14 +105,14 @@ import Testing
         try connection.run("INSERT INTO u (v) VALUES ('before')")
         try connection.execute("PRAGMA cache_size=20")
         let other = try Connection(path: path)
-        // The run written at the commit (0); one written as the cache spills mid-transaction (3); one
-        // written when a multi-row update reads back what spilled (its statement alone would roll back on
-        // a full disk, and the commit then publish frames never written).
-        for (runs, update) in [(0, false), (3, false), (0, true)] {
+        // Ten rows: the one run, written by the commit. Two thousand: a run written as the cache spills
+        // mid-transaction (the fourth), or one written when a multi-row update reads back what spilled (its
+        // statement alone would roll back on a full disk, and the commit then publish frames never written).
+        for (rows, runs, update) in [(10, 0, false), (2_000, 3, false), (2_000, 0, true)] {
             if !update { CoalescingVFS.failWrite(ofWALAt: path + "-wal", after: runs) }
             #expect(throws: SQLiteError.self) {
                 try connection.write {
-                    for index in 0..<2_000 {
+                    for index in 0..<rows {
                         // A failed statement the caller goes past must not let the commit go through.
                         try? connection.run(
                             "INSERT INTO t (a, b, c) VALUES (?, ?, ?)",
