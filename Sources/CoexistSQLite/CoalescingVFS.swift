@@ -12,20 +12,17 @@ import Glibc
 /// Data store appends 12–20 frames, so 24–40 `pwrite`s, each a system call and an inotify event for every
 /// process watching the file (measured with `strace -e pwrite64` on Debian's SQLite 3.40.1). Here the
 /// `-wal` writes of a transaction that follow one another are kept in a buffer of the connection's and
-/// written when:
-/// - the page of a commit frame arrives (a frame header whose "database size after commit" is not 0): the
-///   save's last `xWrite` returns the result of the one write, before SQLite publishes the commit in the
-///   shared WAL index, so no reader can see a frame that is not in the file;
-/// - a write does not follow the buffered ones, or would overflow the buffer;
-/// - any other call reaches the `-wal` (read, sync, size, truncate, close) or reaches its database file's
-///   locks and shared-memory barrier (`xShmBarrier` is where SQLite publishes a commit: nothing is ever
-///   left buffered past it, even if the frame layout changed).
+/// written (``CoalescedFile`` has the rules):
+/// - with the page of the commit frame, by that page's own call: the commit is in the file when SQLite's
+///   call returns, before SQLite publishes it in the shared WAL index, so no reader can see a frame that is
+///   not in the file, and a failure is reported to SQLite as the commit's;
+/// - when a write does not follow the kept ones, or would overflow the buffer;
+/// - before any other call on the `-wal` (read, sync, size, truncate, close) and before its database file's
+///   sync, unlock, shared-memory locks and barrier (`xShmBarrier` is where SQLite publishes a commit).
 ///
 /// What a crash leaves is what it left before: frames past the last commit are ignored by SQLite's
-/// recovery, written or not. A failed write is reported by the call that wrote: an error makes SQLite put
-/// the pager in its error state and roll the whole transaction back (`SQLITE_FULL` and `SQLITE_IOERR` do),
-/// so no frame it believed written is ever read back. Every other file (journals, temporary files) is the
-/// default VFS's own, untouched.
+/// recovery, written or not. A failed write of kept frames fails the whole transaction. Every other file
+/// (journals, temporary files) is the default VFS's own, untouched.
 package enum CoalescingVFS {
     /// The name ``Connection`` opens with; nil when it could not be registered (the default VFS is used).
     static let name: String? = register()
@@ -77,13 +74,13 @@ package enum CoalescingVFS {
         let inner = (raw + realOffset).assumingMemoryBound(to: sqlite3_file.self)
         let code = realOpen(real, name, inner, flags, outFlags)
         // SQLite reads the methods even after a failed open (nil: nothing to close).
-        guard let methods = inner.pointee.pMethods else {
+        guard let innerMethods = inner.pointee.pMethods else {
             file.pointee.pMethods = nil
             return code
         }
-        guard methods.pointee.iVersion >= 3 else {
+        guard innerMethods.pointee.iVersion >= 3 else {
             // An older default VFS: closed and opened again as it is, unwrapped.
-            _ = methods.pointee.xClose?(inner)
+            _ = innerMethods.pointee.xClose?(inner)
             return realOpen(real, name, file, flags, outFlags)
         }
         let state = CoalescedFile(inner: inner, isWAL: isWAL, path: name.map { String(cString: $0) } ?? "")
@@ -92,15 +89,13 @@ package enum CoalescingVFS {
             state.database = owner
         }
         (raw + stateOffset).storeBytes(of: Unmanaged.passRetained(state).toOpaque(), as: UnsafeMutableRawPointer.self)
-        file.pointee.pMethods = UnsafePointer(isWAL ? walMethods : databaseMethods)
+        file.pointee.pMethods = UnsafePointer(Self.methods)
         return code
     }
 
     /// The state of a file this VFS wrapped (nil for any other).
     static func wrapped(_ file: UnsafeMutablePointer<sqlite3_file>?) -> CoalescedFile? {
-        guard let file, let methods = file.pointee.pMethods,
-            methods == UnsafePointer(walMethods) || methods == UnsafePointer(databaseMethods)
-        else { return nil }
+        guard let file, file.pointee.pMethods == UnsafePointer(Self.methods) else { return nil }
         let opaque = (UnsafeMutableRawPointer(file) + stateOffset).load(as: UnsafeMutableRawPointer.self)
         return Unmanaged<CoalescedFile>.fromOpaque(opaque).takeUnretainedValue()
     }
@@ -108,7 +103,7 @@ package enum CoalescingVFS {
     /// Ends a wrapped file: its WAL's kept run written, the default VFS's file closed, the state released.
     static func close(_ file: UnsafeMutablePointer<sqlite3_file>?) -> Int32 {
         guard let file, let state = wrapped(file) else { return SQLITE_MISUSE }
-        let code = released(file) { $0.xClose?($1) }
+        let code = call(file, wal: .release, database: .release) { $0.xClose?($1) }
         state.release()
         let opaque = (UnsafeMutableRawPointer(file) + stateOffset).load(as: UnsafeMutableRawPointer.self)
         Unmanaged<CoalescedFile>.fromOpaque(opaque).release()
@@ -116,128 +111,90 @@ package enum CoalescingVFS {
         return code
     }
 
-    /// The WAL's methods: every call but a write settles the kept run first.
-    nonisolated(unsafe) private static let walMethods: UnsafeMutablePointer<sqlite3_io_methods> = {
+    /// What a method does first, for a WAL and for its database file.
+    private enum Step {
+        /// Nothing: the default VFS's method at once.
+        case forward
+        /// The WAL settled; on failure the method is not called (the error is returned).
+        case settle
+        /// The WAL settled (for a database file: its commit published), then the method whatever that
+        /// gave: it releases something (a lock, a mapping, the file) or only answers.
+        case release
+    }
+
+    /// The methods of both wrapped files: a WAL settles its kept run before every call but a write; its
+    /// database file forwards everything but what ends a transaction or publishes a commit (sync, unlock,
+    /// shared-memory locks and barrier, unmap, close).
+    nonisolated(unsafe) private static let methods: UnsafeMutablePointer<sqlite3_io_methods> = {
         let methods = UnsafeMutablePointer<sqlite3_io_methods>.allocate(capacity: 1)
         methods.initialize(
             to: sqlite3_io_methods(
                 iVersion: 3,
                 xClose: { CoalescingVFS.close($0) },
                 xRead: { file, data, amount, offset in
-                    CoalescingVFS.settled(file) { $0.xRead?($1, data, amount, offset) }
+                    CoalescingVFS.call(file, wal: .settle) { $0.xRead?($1, data, amount, offset) }
                 },
                 xWrite: { file, data, amount, offset in
                     guard let state = CoalescingVFS.wrapped(file) else { return SQLITE_MISUSE }
+                    guard state.isWAL else {
+                        return state.methods.xWrite?(state.inner, data, amount, offset) ?? SQLITE_MISUSE
+                    }
                     return state.write(data, amount, offset)
                 },
-                xTruncate: { file, size in CoalescingVFS.settled(file) { $0.xTruncate?($1, size) } },
-                xSync: { file, flags in CoalescingVFS.settled(file) { $0.xSync?($1, flags) } },
-                xFileSize: { file, size in CoalescingVFS.settled(file) { $0.xFileSize?($1, size) } },
-                xLock: { file, level in CoalescingVFS.settled(file) { $0.xLock?($1, level) } },
-                xUnlock: { file, level in CoalescingVFS.released(file) { $0.xUnlock?($1, level) } },
-                xCheckReservedLock: { file, out in CoalescingVFS.settled(file) { $0.xCheckReservedLock?($1, out) } },
-                xFileControl: { file, op, argument in
-                    CoalescingVFS.settled(file) { $0.xFileControl?($1, op, argument) }
+                xTruncate: { file, size in CoalescingVFS.call(file, wal: .settle) { $0.xTruncate?($1, size) } },
+                xSync: { file, flags in
+                    CoalescingVFS.call(file, wal: .settle, database: .settle) { $0.xSync?($1, flags) }
                 },
-                xSectorSize: { file in CoalescingVFS.released(file) { $0.xSectorSize?($1) } },
+                xFileSize: { file, size in CoalescingVFS.call(file, wal: .settle) { $0.xFileSize?($1, size) } },
+                xLock: { file, level in CoalescingVFS.call(file, wal: .settle) { $0.xLock?($1, level) } },
+                xUnlock: { file, level in
+                    CoalescingVFS.call(file, wal: .release, database: .release) { $0.xUnlock?($1, level) }
+                },
+                xCheckReservedLock: { file, out in
+                    CoalescingVFS.call(file, wal: .settle) { $0.xCheckReservedLock?($1, out) }
+                },
+                xFileControl: { file, op, argument in
+                    CoalescingVFS.call(file, wal: .settle) { $0.xFileControl?($1, op, argument) }
+                },
+                xSectorSize: { file in CoalescingVFS.call(file, wal: .release) { $0.xSectorSize?($1) } },
                 xDeviceCharacteristics: { file in
-                    CoalescingVFS.released(file) { $0.xDeviceCharacteristics?($1) }
+                    CoalescingVFS.call(file, wal: .release) { $0.xDeviceCharacteristics?($1) }
                 },
                 xShmMap: { file, page, size, extend, out in
-                    CoalescingVFS.settled(file) { $0.xShmMap?($1, page, size, extend, out) }
+                    CoalescingVFS.call(file, wal: .settle) { $0.xShmMap?($1, page, size, extend, out) }
                 },
-                xShmLock: { file, offset, count, flags in
-                    CoalescingVFS.released(file) { $0.xShmLock?($1, offset, count, flags) }
-                },
+                xShmLock: { file, offset, count, flags in CoalescingVFS.sharedLock(file, offset, count, flags) },
                 xShmBarrier: { file in CoalescingVFS.barrier(file) },
-                xShmUnmap: { file, delete in CoalescingVFS.released(file) { $0.xShmUnmap?($1, delete) } },
+                xShmUnmap: { file, delete in
+                    CoalescingVFS.call(file, wal: .release, database: .release) { $0.xShmUnmap?($1, delete) }
+                },
                 xFetch: { file, offset, amount, out in
-                    CoalescingVFS.settled(file) { $0.xFetch?($1, offset, amount, out) }
+                    CoalescingVFS.call(file, wal: .settle) { $0.xFetch?($1, offset, amount, out) }
                 },
                 xUnfetch: { file, offset, pointer in
-                    CoalescingVFS.released(file) { $0.xUnfetch?($1, offset, pointer) }
+                    CoalescingVFS.call(file, wal: .release) { $0.xUnfetch?($1, offset, pointer) }
                 }
             )
         )
         return methods
     }()
 
-    /// The database file's methods: forwarded; its WAL's kept run settled first by those that end a
-    /// transaction or publish in the WAL index (shared-memory locks and barrier, file unlock, sync).
-    nonisolated(unsafe) private static let databaseMethods: UnsafeMutablePointer<sqlite3_io_methods> = {
-        let methods = UnsafeMutablePointer<sqlite3_io_methods>.allocate(capacity: 1)
-        methods.initialize(
-            to: sqlite3_io_methods(
-                iVersion: 3,
-                xClose: { CoalescingVFS.close($0) },
-                xRead: { file, data, amount, offset in
-                    CoalescingVFS.forwarded(file) { $0.xRead?($1, data, amount, offset) }
-                },
-                xWrite: { file, data, amount, offset in
-                    CoalescingVFS.forwarded(file) { $0.xWrite?($1, data, amount, offset) }
-                },
-                xTruncate: { file, size in CoalescingVFS.forwarded(file) { $0.xTruncate?($1, size) } },
-                xSync: { file, flags in CoalescingVFS.settled(file) { $0.xSync?($1, flags) } },
-                xFileSize: { file, size in CoalescingVFS.forwarded(file) { $0.xFileSize?($1, size) } },
-                xLock: { file, level in CoalescingVFS.forwarded(file) { $0.xLock?($1, level) } },
-                xUnlock: { file, level in CoalescingVFS.released(file) { $0.xUnlock?($1, level) } },
-                xCheckReservedLock: { file, out in CoalescingVFS.forwarded(file) { $0.xCheckReservedLock?($1, out) } },
-                xFileControl: { file, op, argument in
-                    CoalescingVFS.forwarded(file) { $0.xFileControl?($1, op, argument) }
-                },
-                xSectorSize: { file in CoalescingVFS.forwarded(file) { $0.xSectorSize?($1) } },
-                xDeviceCharacteristics: { file in
-                    CoalescingVFS.forwarded(file) { $0.xDeviceCharacteristics?($1) }
-                },
-                xShmMap: { file, page, size, extend, out in
-                    CoalescingVFS.forwarded(file) { $0.xShmMap?($1, page, size, extend, out) }
-                },
-                xShmLock: { file, offset, count, flags in
-                    CoalescingVFS.sharedLock(file, offset, count, flags)
-                },
-                xShmBarrier: { file in CoalescingVFS.barrier(file) },
-                xShmUnmap: { file, delete in CoalescingVFS.released(file) { $0.xShmUnmap?($1, delete) } },
-                xFetch: { file, offset, amount, out in
-                    CoalescingVFS.forwarded(file) { $0.xFetch?($1, offset, amount, out) }
-                },
-                xUnfetch: { file, offset, pointer in
-                    CoalescingVFS.forwarded(file) { $0.xUnfetch?($1, offset, pointer) }
-                }
-            )
-        )
-        return methods
-    }()
-
-    /// `call` on the default VFS's file (SQLITE_MISUSE for a file not wrapped, or a method it lacks).
-    private static func forwarded(
+    /// `call` on the default VFS's file after the step for the file's kind (SQLITE_MISUSE for a file not
+    /// wrapped, or a method it lacks).
+    private static func call(
         _ file: UnsafeMutablePointer<sqlite3_file>?,
+        wal: Step,
+        database: Step = .forward,
         _ call: (sqlite3_io_methods, UnsafeMutablePointer<sqlite3_file>) -> Int32?
     ) -> Int32 {
         guard let state = wrapped(file) else { return SQLITE_MISUSE }
-        return call(state.methods, state.inner) ?? SQLITE_MISUSE
-    }
-
-    /// The WAL (the file's own, or its database's) settled, then `call`; not called when that fails (the
-    /// error is returned).
-    private static func settled(
-        _ file: UnsafeMutablePointer<sqlite3_file>?,
-        _ call: (sqlite3_io_methods, UnsafeMutablePointer<sqlite3_file>) -> Int32?
-    ) -> Int32 {
-        guard let state = wrapped(file) else { return SQLITE_MISUSE }
-        let settled = (state.isWAL ? state : state.wal)?.settle() ?? SQLITE_OK
-        guard settled == SQLITE_OK else { return settled }
-        return call(state.methods, state.inner) ?? SQLITE_MISUSE
-    }
-
-    /// The WAL settled, then `call` whatever that gave, and its result: it releases something (a lock, a
-    /// mapping, the file) or only answers. A failure to write what was kept stays the WAL's, for its next
-    /// data call; a lock SQLite believes it took or released is never left otherwise.
-    private static func released(
-        _ file: UnsafeMutablePointer<sqlite3_file>?,
-        _ call: (sqlite3_io_methods, UnsafeMutablePointer<sqlite3_file>) -> Int32?
-    ) -> Int32 {
-        guard let state = wrapped(file) else { return SQLITE_MISUSE }
-        _ = state.isWAL ? state.settle() : state.wal?.published()
+        switch state.isWAL ? wal : database {
+        case .forward: break
+        case .settle:
+            let settled = (state.isWAL ? state : state.wal)?.settle() ?? SQLITE_OK
+            guard settled == SQLITE_OK else { return settled }
+        case .release: _ = state.isWAL ? state.settle() : state.wal?.published()
+        }
         return call(state.methods, state.inner) ?? SQLITE_MISUSE
     }
 
@@ -249,7 +206,7 @@ package enum CoalescingVFS {
         _ count: Int32,
         _ flags: Int32
     ) -> Int32 {
-        let code = released(file) { $0.xShmLock?($1, offset, count, flags) }
+        let code = call(file, wal: .release, database: .release) { $0.xShmLock?($1, offset, count, flags) }
         if offset == 0, flags & SQLITE_SHM_UNLOCK != 0, flags & SQLITE_SHM_EXCLUSIVE != 0 {
             wrapped(file)?.wal?.writeLockReleased()
         }
