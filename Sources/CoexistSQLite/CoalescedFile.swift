@@ -23,8 +23,7 @@ final class CoalescedFile {
     let isWAL: Bool
     /// The file's name (a WAL's: what a test's injected failure names).
     let path: String
-    /// A WAL's database file, and a database file's WAL, while both are open.
-    weak var database: CoalescedFile?
+    /// A database file's WAL, while both are open.
     weak var wal: CoalescedFile?
     /// The error every data call of the WAL returns since a kept run failed to write.
     private(set) var failure: Int32?

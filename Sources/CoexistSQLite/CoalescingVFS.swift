@@ -84,10 +84,7 @@ package enum CoalescingVFS {
             return realOpen(real, name, file, flags, outFlags)
         }
         let state = CoalescedFile(inner: inner, isWAL: isWAL, path: name.map { String(cString: $0) } ?? "")
-        if isWAL, let name, let database = sqlite3_database_file_object(name), let owner = wrapped(database) {
-            owner.wal = state
-            state.database = owner
-        }
+        if isWAL, let name, let database = sqlite3_database_file_object(name) { wrapped(database)?.wal = state }
         (raw + stateOffset).storeBytes(of: Unmanaged.passRetained(state).toOpaque(), as: UnsafeMutableRawPointer.self)
         file.pointee.pMethods = UnsafePointer(Self.methods)
         return code
