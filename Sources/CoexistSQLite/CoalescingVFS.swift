@@ -18,7 +18,7 @@ import Glibc
 ///   not in the file, and a failure is reported to SQLite as the commit's;
 /// - when a write does not follow the kept ones, or would overflow the buffer;
 /// - before any other call on the `-wal` (read, sync, size, truncate, close) and before its database file's
-///   sync, unlock, shared-memory locks and barrier (`xShmBarrier` is where SQLite publishes a commit).
+///   sync, unlock, shared-memory locks, barrier (where SQLite publishes a commit), unmap and close.
 ///
 /// What a crash leaves is what it left before: frames past the last commit are ignored by SQLite's
 /// recovery, written or not. A failed write of kept frames fails the whole transaction. Every other file

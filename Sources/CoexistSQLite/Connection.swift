@@ -43,7 +43,7 @@ public final class Connection {
     /// `CLOCK_MONOTONIC` nanoseconds when this connection's last `COMMIT` (through ``write(_:)``) returned;
     /// 0 before any. A latency measured from a commit starts here, not after the caller's own work.
     public internal(set) var lastCommitTime: Int64 = 0
-    /// Inside ``write(_:)`` or ``read(_:)``: the transaction they opened must still be open.
+    /// Inside ``write(_:)``, ``read(_:)`` or ``insideTransaction(_:)``: their transaction must still be open.
     var inTransactionBlock = false
 
     /// Opens (or creates) the database at `path`.
