@@ -54,11 +54,12 @@ extension Connection {
     }
 
     private func finish<T>(_ body: () throws -> T) throws -> T {
-        inTransactionBlock = true
-        defer { inTransactionBlock = false }
         do {
-            let result = try body()
-            try execute("COMMIT")
+            let result = try insideTransaction {
+                let result = try body()
+                try execute("COMMIT")
+                return result
+            }
             var now = timespec()
             clock_gettime(CLOCK_MONOTONIC, &now)
             lastCommitTime = Int64(now.tv_sec) * 1_000_000_000 + Int64(now.tv_nsec)
