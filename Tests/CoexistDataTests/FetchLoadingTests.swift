@@ -73,6 +73,25 @@ final class DeepCategory: PersistentModel {
     required init() {}
 }
 
+/// A task that counts the writes of its category, and may be made holding one (`init(backingData:)` sets
+/// ``made`` when it is not nil).
+final class ObservedTask: PersistentModel {
+    nonisolated(unsafe) static var made: DemoCategory?
+    var id = UUID()
+    var title = ""
+    var categoryWrites = 0
+    var category: DemoCategory? { didSet { categoryWrites += 1 } }
+    static let schema = RecordSchema<ObservedTask>(
+        entity: "Task",
+        [.attribute("id", \.id), .attribute("title", \.title), .toOne("category", \.category)]
+    )
+    required init() {}
+    required init(backingData: BackingData) {
+        category = Self.made
+        categoryWrites = 0
+    }
+}
+
 /// How fetches make records: with `init(backingData:)`, a level of the graph at a time (more targets than
 /// one query's chunk), nothing left registered when a row fails, and `propertiesToFetch`.
 @Suite struct FetchLoadingTests {
@@ -91,6 +110,32 @@ final class DeepCategory: PersistentModel {
         #expect(!fetched.madeByInit)
         #expect(fetched.id == inserted.id)
         #expect(fetched.title == "one")
+    }
+
+    @Test func aFetchSetsOnlyTheRelationshipsItChanges() throws {
+        let writer = try file.context("app")
+        let category = DemoCategory(name: "Home")
+        writer.insert(category)
+        writer.insert(DemoTask(title: "filed", category: category))
+        writer.insert(DemoTask(title: "loose"))
+        try writer.save()
+
+        // Made holding nothing: the task without a category is left alone, the other's is set once.
+        let reader = try file.context("reader")
+        let tasks = try reader.fetch(FetchDescriptor<ObservedTask>(sortBy: [SortDescriptor(\.title)]))
+        #expect(tasks.map(\.title) == ["filed", "loose"])
+        #expect(tasks.map(\.categoryWrites) == [1, 0])
+        #expect(tasks[0].category?.name == "Home")
+        #expect(tasks[1].category == nil)
+
+        // Made holding a category the row does not name: it is cleared.
+        ObservedTask.made = DemoCategory(name: "stray")
+        defer { ObservedTask.made = nil }
+        let again = try file.context("second reader").fetch(FetchDescriptor<ObservedTask>())
+        #expect(again.count == 2)
+        #expect(again.allSatisfy { $0.categoryWrites == 1 })
+        #expect(again.first { $0.title == "loose" }?.category == nil)
+        #expect(again.first { $0.title == "filed" }?.category?.name == "Home")
     }
 
     @Test func aCategoryLoadsAllItsTasksAndTheyPointBack() throws {

@@ -210,7 +210,10 @@ extension ModelContext {
                         previous.append((registration, objects, registration.snapshot))
                     }
                     if unloaded.namesNoTarget {
-                        for relationship in registration.schema.relationships {
+                        // A record made for a row most often holds no target already: a key-path write is
+                        // twice a read, and an app's `didSet` need not see a relationship set to what it is.
+                        for relationship in registration.schema.relationships
+                        where !relationship.read(registration.object).isEmpty {
                             relationship.write(registration.object, [])
                         }
                         registration.snapshot = Snapshot(

@@ -154,7 +154,11 @@ public struct RecordProperty<Root: PersistentModel>: @unchecked Sendable {
             read: { _ in .null },
             write: { _, _ in nil },
             readObjects: { object in ((object as? Root)?[keyPath: keyPath]).map { [$0] } ?? [] },
-            writeObjects: { object, values in (object as? Root)?[keyPath: keyPath] = values.first as? Destination }
+            writeObjects: { object, values in
+                guard let root = object as? Root else { return }
+                // Clearing needs no cast of the target (a cast to a generic type looks its metadata up).
+                root[keyPath: keyPath] = values.isEmpty ? nil : values[0] as? Destination
+            }
         )
     }
 
