@@ -246,7 +246,10 @@ let package = Package(
     ),
     .testTarget(
       name: "CoexistEventsTests",
-      dependencies: ["CoexistEvents", "CoexistHistory"],
+      dependencies: [
+        "CoexistEvents", "CoexistHistory", "CoexistBridge", "CoexistLegacyStore", "CoexistModel", "CoexistSQLite",
+        "TestSupport",
+      ],
       swiftSettings: strict
     ),
     .testTarget(

@@ -73,7 +73,9 @@ extension EventSource {
     /// name the wrong to-many of an entity that has several (their bit order is not derivable from the
     /// model), so when it names any, every to-many of the object is sent.
     ///
-    /// Also the to-ones whose target's identity is not known yet (sent as null, though they are set).
+    /// Also the relationships whose value may change with no change naming the object: those naming a legacy
+    /// target whose identity the bridge has not recorded yet (read from the target's identity attribute,
+    /// which the app may still change, or null when it has none yet).
     func currentValues(
         _ change: HistoryChange,
         id: String?
@@ -99,25 +101,24 @@ extension EventSource {
             guard let object = try engine.legacy.object(objectID) else { return ([:], []) }
             values = object.attributes.mapValues { .attribute($0) }
             for relationship in toOnes {
-                let target = try object.toOne[relationship.name].flatMap {
-                    try engine.identity(ofLegacy: $0.entity, pk: $0.pk)
-                }
-                if target == nil, object.toOne[relationship.name] != nil { uncertain.insert(relationship.name) }
-                values[relationship.name] = .attribute(target.map { .string($0) } ?? .null)
+                let reference = object.toOne[relationship.name]
+                let target = try reference.flatMap { try engine.identityRecord(ofLegacy: $0.entity, pk: $0.pk) }
+                if reference != nil, target?.isRecorded != true { uncertain.insert(relationship.name) }
+                values[relationship.name] = .attribute(target.map { .string($0.id) } ?? .null)
             }
             if let changed { values = values.filter { changed.contains($0.key) } }
             for relationship in toManys {
                 // Counted first: the members of a to-many too large to list are never read.
                 let count = try engine.legacy.relatedCount(objectID, relationship.name)
-                values[relationship.name] =
-                    count > RecordedValues.maxListedMembers
-                    ? .memberCount(count)
-                    : .members(
-                        try engine.legacy.related(objectID, relationship.name).map {
-                            try engine.identity(ofLegacy: $0.entity, pk: $0.pk)
-                        },
-                        ordered: relationship.isOrdered
-                    )
+                guard count <= RecordedValues.maxListedMembers else {
+                    values[relationship.name] = .memberCount(count)
+                    continue
+                }
+                let members = try engine.legacy.related(objectID, relationship.name).map {
+                    try engine.identityRecord(ofLegacy: $0.entity, pk: $0.pk)
+                }
+                if members.contains(where: { $0?.isRecorded != true }) { uncertain.insert(relationship.name) }
+                values[relationship.name] = .members(members.map { $0?.id }, ordered: relationship.isOrdered)
             }
         } else if let id {
             let ref = ObjectRef(entity: entity, id: id)

@@ -137,6 +137,8 @@ import Testing
         #expect(first?["priority"] as? Int == 0 && first?.count == 1, "\(String(describing: first))")
         let second = try before(try save { try $0.update(task, ["title": .string("older")]) })
         #expect(second?["title"] as? String == "old" && second?.count == 1, "\(String(describing: second))")
+        // Once the bridge has recorded the category's identity: until then, it may still change.
+        try fixture.waitUntilCaughtUp()
         let linked = try before(try save { try $0.setToOne(task, "category", category) })
         #expect(linked?["category"] is NSNull, "\(String(describing: linked))")
         let categoryText = UUID(uuid: categoryID.withUnsafeBytes { $0.load(as: uuid_t.self) }).uuidString.lowercased()
