@@ -18,35 +18,33 @@ extension ModelContext {
     /// The records matching `descriptor`, in its order.
     public func fetch<Model: PersistentModel>(_ descriptor: FetchDescriptor<Model>) throws -> [Model] {
         let plan = try plan(descriptor, everyColumn: true)
-        // Each row's values come with it: records are made after the query, without a query each.
-        // By row: the record the context held, or nil for the next of the records made after the query.
-        var found: [Registration?] = []
-        var unheld: [StoredRow] = []
+        // Each row's values come with it: its record is made as it is read, without a query each; the
+        // relationships of those whose rows name targets are loaded after the query.
+        var found: [Registration] = []
+        var batch = Materializing()
         var layouts = RecordLayouts(schema: Model.erasedSchema, only: try fetchedNames(descriptor, plan))
-        // A context that holds nothing yet (the common first fetch) looks nothing up.
+        // A context that holds nothing yet (the common first fetch) looks nothing up: the query reads each row
+        // once (by primary key), so no reference comes twice.
         let holdsNone = byRef.isEmpty
         let entity = Model.schema.entity
-        try store.connection.forEachRow(plan.sql, plan.arguments) { row in
-            let ref = ObjectRef(entity: row[1].textValue ?? entity, id: row[0].textValue ?? "")
-            if !holdsNone, let held = byRef[ref] {
-                // Filled from this row only when the held record is of the fetch's type (the slots are its).
-                if !held.unfetched.isEmpty, layouts.only == nil, held.schema.type == layouts.schema.type {
-                    try fill(held, from: layouts.read(row, ref, store))
+        try materializing(&batch) { batch in
+            try store.connection.forEachRow(plan.sql, plan.arguments) { row in
+                let ref = ObjectRef(entity: row[1].textValue ?? entity, id: row[0].textValue ?? "")
+                if !holdsNone, let held = byRef[ref] {
+                    // Filled from this row only when the held record is of the fetch's type (the slots are its).
+                    if !held.unfetched.isEmpty, layouts.only == nil, held.schema.type == layouts.schema.type {
+                        try fill(held, from: layouts.read(row, ref, store))
+                    }
+                    found.append(held)
+                } else {
+                    found.append(try make(layouts.read(row, ref, store), in: &batch))
                 }
-                found.append(held)
-            } else {
-                found.append(nil)
-                unheld.append(try layouts.read(row, ref, store))
             }
         }
-        // The query reads each row once (by primary key): the references are distinct.
-        var made = try materialize(unheld, distinct: true).makeIterator()
         var result: [Model] = []
         result.reserveCapacity(found.count)
         for registration in found {
-            guard let registration = registration ?? made.next(), !registration.deleted,
-                let record = registration.object as? Model
-            else { continue }
+            guard !registration.deleted, let record = registration.object as? Model else { continue }
             if !plan.exact, let filter = descriptor.combined, try !filter.evaluate(record) { continue }
             result.append(record)
         }

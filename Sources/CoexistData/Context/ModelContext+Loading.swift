@@ -67,35 +67,78 @@ extension ModelContext {
         return byRef[ref]?.object
     }
 
-    /// Makes a record for each of `rows` (rows a query read, of references not registered yet),
-    /// then loads everything they reach: the registration of each row, in their order (a reference given
-    /// twice is made once; `distinct`: the caller knows none is given twice or held, and none is looked up).
-    /// On error, no record made here stays registered.
+    /// Makes a record for each of `rows` (rows a query read, of distinct references not registered yet),
+    /// then loads everything they reach: the registration of each row, in their order. On error, no record
+    /// made here stays registered.
     @discardableResult
-    func materialize(_ rows: [StoredRow], distinct: Bool = false) throws -> [Registration] {
-        var made: [Unloaded] = []
-        made.reserveCapacity(rows.count)
+    func materialize(_ rows: [StoredRow]) throws -> [Registration] {
+        var batch = Materializing()
         var result: [Registration] = []
         result.reserveCapacity(rows.count)
+        try materializing(&batch) { batch in
+            for row in rows { result.append(try make(row, in: &batch)) }
+        }
+        return result
+    }
+
+    /// The records one batch made, as it makes them: registered and loaded together once all are made.
+    struct Materializing {
+        /// Every record made, in order.
+        fileprivate var made: [Registration] = []
+        /// Those whose rows named targets, or whose relationships are read with queries.
+        fileprivate var unloaded: [Unloaded] = []
+    }
+
+    /// Runs `body`, which makes records with ``make(_:in:)``, then registers them and loads everything they
+    /// reach. On error, no record made here stays registered.
+    func materializing(_ batch: inout Materializing, _ body: (inout Materializing) throws -> Void) throws {
+        try body(&batch)
         // Grown once for the whole batch, not by doubling as it registers.
-        registrations.reserveCapacity(registrations.count + rows.count)
-        byRef.reserveCapacity(byRef.count + rows.count)
+        registrations.reserveCapacity(registrations.count + batch.made.count)
+        byRef.reserveCapacity(byRef.count + batch.made.count)
+        insertionOrder.reserveCapacity(insertionOrder.count + batch.made.count)
+        for registration in batch.made { register(made: registration) }
         do {
-            for row in rows {
-                if !distinct, let held = byRef[row.ref] {
-                    result.append(held)
-                } else {
-                    let unloaded = try make(row)
-                    made.append(unloaded)
-                    result.append(unloaded.registration)
-                }
-            }
+            try load(batch.unloaded, new: true)
         } catch {
-            for unloaded in made { unregister(unloaded.registration) }
+            // `load` unregistered those it was given and those it made; the others of the batch are left.
+            for registration in batch.made where registrations[ObjectIdentifier(registration.object)] != nil {
+                unregister(registration)
+            }
             throw error
         }
-        try load(made, new: true)
-        return result
+    }
+
+    /// A new record for `row` (of a reference neither registered nor made by the batch before), complete
+    /// when its row named no target and it has no relationship read with a query (most records a fetch
+    /// makes): otherwise left for ``materializing(_:_:)`` to load.
+    func make(_ row: StoredRow, in batch: inout Materializing) throws -> Registration {
+        let unloaded = try make(row)
+        batch.made.append(unloaded.registration)
+        if unloaded.namesNoTarget {
+            settleWithoutTargets(unloaded)
+        } else {
+            batch.unloaded.append(unloaded)
+        }
+        return unloaded.registration
+    }
+
+    /// Registers a record made for a stored row.
+    private func register(made registration: Registration) {
+        registrations[ObjectIdentifier(registration.object)] = registration
+        byRef[registration.ref] = registration
+        insertionOrder.append(ObjectIdentifier(registration.object))
+    }
+
+    /// Sets no target in every relationship of a record whose row named none, and takes its snapshot.
+    private func settleWithoutTargets(_ unloaded: Unloaded) {
+        let registration = unloaded.registration
+        // A record made for a row most often holds no target already: a key-path write is twice a read,
+        // and an app's `didSet` need not see a relationship set to what it is.
+        for relationship in registration.schema.relationships where !relationship.read(registration.object).isEmpty {
+            relationship.write(registration.object, [])
+        }
+        registration.snapshot = Snapshot(attributes: unloaded.attributes, relationships: registration.schema.noTargets)
     }
 
     /// Reads the relationships of registered records again (after a save or a merge), loading the targets
@@ -107,8 +150,8 @@ extension ModelContext {
         )
     }
 
-    /// A new registered record for the stored row of `ref`, its attributes set (partial when the layout
-    /// reads some of them only), its relationships not loaded yet.
+    /// A new record for the stored row of `ref`, not registered yet, its attributes set (partial when the
+    /// layout reads some of them only), its relationships not loaded yet.
     private func make(_ row: StoredRow) throws -> Unloaded {
         let schema = row.layout.schema
         let object = schema.make()
@@ -128,9 +171,6 @@ extension ModelContext {
         backing?.fill(&held, unfetched: unfetched, of: object, schema)
         let registration = Registration(object: object, ref: row.ref, schema: schema)
         registration.unfetched = unfetched
-        registrations[ObjectIdentifier(object)] = registration
-        byRef[row.ref] = registration
-        insertionOrder.append(ObjectIdentifier(object))
         return Unloaded(
             registration: registration,
             row: (row.layout, row.toOnes),
@@ -197,6 +237,7 @@ extension ModelContext {
                     try store.forEachRow(of: refs) { ref, row in rows.append(try layouts.read(row, ref, store)) }
                     for row in rows where byRef[row.ref] == nil {
                         let unloaded = try make(row)
+                        register(made: unloaded.registration)
                         made.append(unloaded.registration)
                         next.append(unloaded)
                     }
@@ -210,16 +251,7 @@ extension ModelContext {
                         previous.append((registration, objects, registration.snapshot))
                     }
                     if unloaded.namesNoTarget {
-                        // A record made for a row most often holds no target already: a key-path write is
-                        // twice a read, and an app's `didSet` need not see a relationship set to what it is.
-                        for relationship in registration.schema.relationships
-                        where !relationship.read(registration.object).isEmpty {
-                            relationship.write(registration.object, [])
-                        }
-                        registration.snapshot = Snapshot(
-                            attributes: unloaded.attributes,
-                            relationships: registration.schema.noTargets
-                        )
+                        settleWithoutTargets(unloaded)
                         continue
                     }
                     // Shared by the records that have no target: copied only for one that has.
