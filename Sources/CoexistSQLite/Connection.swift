@@ -123,9 +123,12 @@ public final class Connection {
         try Statement(connection: self, sql: sql)
     }
 
-    /// Returns a prepared statement for `sql` from the connection's cache, reset and with bindings cleared.
+    /// Returns a prepared statement for `sql` from the connection's cache, reset and with bindings cleared;
+    /// a new one, not kept, while the cached one is in use (the body of a ``forEachRow(_:_:_:)`` running the
+    /// same query: resetting it would restart the outer one).
     public func cachedStatement(_ sql: String) throws(SQLiteError) -> Statement {
         if let statement = statementCache[sql] {
+            if statement.isBusy { return try Statement(connection: self, sql: sql) }
             statement.reset()
             return statement
         }

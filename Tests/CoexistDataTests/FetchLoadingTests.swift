@@ -212,6 +212,37 @@ final class ObservedTask: PersistentModel {
         #expect(try file.context("check").fetchCount(FetchDescriptor<DemoTask>()) == 2)
     }
 
+    @Test func aFailedFetchLeavesWhatTheContextHeldAsItWas() throws {
+        let writer = try file.context("app")
+        let category = DemoCategory(name: "Home")
+        writer.insert(category)
+        writer.insert(DemoTask(title: "first", category: category))
+        writer.insert(DemoTask(title: "loose"))
+        writer.insert(DemoTask(title: "second", category: category))
+        writer.insert(DemoTask(title: "other"))
+        try writer.save()
+
+        let reader = try file.context("reader")
+        let held = try #require(
+            try reader.fetch(FetchDescriptor<DemoTask>(predicate: #Predicate { $0.title == "other" })).first
+        )
+        held.priority = 5
+        let order = reader.insertionOrder
+        // "loose" names no target: complete as its row is read. "first" fails two levels down: its category's
+        // other task is a `NarrowTask`, whose title does not fit.
+        #expect(throws: StoreError.self) {
+            try reader.fetch(
+                FetchDescriptor<OuterTask>(predicate: #Predicate { $0.title == "first" || $0.title == "loose" })
+            )
+        }
+        #expect(reader.registrations.count == 1)
+        #expect(reader.registrations[ObjectIdentifier(held)] != nil)
+        #expect(reader.insertionOrder == order)
+        #expect(held.priority == 5 && reader.hasChanges)
+        #expect(try reader.save() != nil)
+        #expect(try file.context("check").fetchCount(FetchDescriptor<DemoTask>()) == 4)
+    }
+
     @Test func aFetchOfAnotherTypeLeavesAPartialRecordAlone() throws {
         let writer = try file.context("app")
         writer.insert(DemoTask(title: "Write", priority: 2))

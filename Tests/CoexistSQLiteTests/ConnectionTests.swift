@@ -16,6 +16,29 @@ import Testing
         #expect(try connection.scalar("PRAGMA temp_store").integerValue == 2)
     }
 
+    @Test func aQueryRunInTheBodyOfTheSameQueryLeavesTheOuterOneWhereItWas() throws {
+        let directory = try TemporaryDirectory()
+        let connection = try Connection(
+            path: directory.file("a.sqlite"),
+            options: OpenOptions(access: .readWriteCreate)
+        )
+        try connection.execute("CREATE TABLE t (v); INSERT INTO t VALUES (1), (2), (3)")
+        let query = "SELECT v FROM t ORDER BY v"
+        var outer: [Int64] = []
+        var inner: [[Int64]] = []
+        try connection.forEachRow(query) { row in
+            outer.append(row[0].integerValue ?? 0)
+            if outer.count <= 2 {
+                inner.append(try connection.rows(query).map { $0[0].integerValue ?? 0 })
+                #expect(try connection.scalar(query).integerValue == 1)
+            }
+        }
+        #expect(outer == [1, 2, 3], "the outer run neither restarted nor stopped")
+        #expect(inner == [[1, 2, 3], [1, 2, 3]])
+        // The cached statement serves the next run.
+        #expect(try connection.rows(query).count == 3)
+    }
+
     @Test func everyStorageClassRoundTrips() throws {
         let directory = try TemporaryDirectory()
         let connection = try Connection(

@@ -21,13 +21,12 @@ extension ModelContext {
         // Each row's values come with it: its record is made as it is read, without a query each; the
         // relationships of those whose rows name targets are loaded after the query.
         var found: [Registration] = []
-        var batch = Materializing()
         var layouts = RecordLayouts(schema: Model.erasedSchema, only: try fetchedNames(descriptor, plan))
         // A context that holds nothing yet (the common first fetch) looks nothing up: the query reads each row
         // once (by primary key), so no reference comes twice.
         let holdsNone = byRef.isEmpty
         let entity = Model.schema.entity
-        try materializing(&batch) { batch in
+        try materializing { batch in
             try store.connection.forEachRow(plan.sql, plan.arguments) { row in
                 let ref = ObjectRef(entity: row[1].textValue ?? entity, id: row[0].textValue ?? "")
                 if !holdsNone, let held = byRef[ref] {

@@ -67,16 +67,16 @@ extension ModelContext {
         return byRef[ref]?.object
     }
 
-    /// Makes a record for each of `rows` (rows a query read, of distinct references not registered yet),
-    /// then loads everything they reach: the registration of each row, in their order. On error, no record
-    /// made here stays registered.
+    /// Makes a record for each of `rows` (rows a query read, of distinct references) not registered yet, then
+    /// loads everything they reach: the registration of each row, in their order (a held one for a row whose
+    /// reference the context holds: a lookup by a super-entity's reference reads the row of its concrete
+    /// one). On error, no record made here stays registered.
     @discardableResult
     func materialize(_ rows: [StoredRow]) throws -> [Registration] {
-        var batch = Materializing()
         var result: [Registration] = []
         result.reserveCapacity(rows.count)
-        try materializing(&batch) { batch in
-            for row in rows { result.append(try make(row, in: &batch)) }
+        try materializing { batch in
+            for row in rows { result.append(try byRef[row.ref] ?? make(row, in: &batch)) }
         }
         return result
     }
@@ -90,13 +90,15 @@ extension ModelContext {
     }
 
     /// Runs `body`, which makes records with ``make(_:in:)``, then registers them and loads everything they
-    /// reach. On error, no record made here stays registered.
-    func materializing(_ batch: inout Materializing, _ body: (inout Materializing) throws -> Void) throws {
+    /// reach. On error, no record made here stays registered. `body` may run app code (a record type's
+    /// `init(backingData:)`, a relationship's `didSet`): the records it made are not registered yet.
+    func materializing(_ body: (inout Materializing) throws -> Void) throws {
+        var batch = Materializing()
         try body(&batch)
-        // Grown once for the whole batch, not by doubling as it registers.
+        // Grown once for the whole batch, not by doubling as it registers (the dictionaries only: an array
+        // reserves exactly what it is asked for, so a reserve per small batch would copy it each time).
         registrations.reserveCapacity(registrations.count + batch.made.count)
         byRef.reserveCapacity(byRef.count + batch.made.count)
-        insertionOrder.reserveCapacity(insertionOrder.count + batch.made.count)
         for registration in batch.made { register(made: registration) }
         do {
             try load(batch.unloaded, new: true)
@@ -113,6 +115,7 @@ extension ModelContext {
     /// when its row named no target and it has no relationship read with a query (most records a fetch
     /// makes): otherwise left for ``materializing(_:_:)`` to load.
     func make(_ row: StoredRow, in batch: inout Materializing) throws -> Registration {
+        assert(byRef[row.ref] == nil, "\(row.ref) is held already")
         let unloaded = try make(row)
         batch.made.append(unloaded.registration)
         if unloaded.namesNoTarget {
