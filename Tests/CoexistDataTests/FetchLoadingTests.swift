@@ -99,6 +99,16 @@ final class ObservedTask: PersistentModel {
 
     init() throws { file = try SharedDemoFile() }
 
+    /// Saves tasks titled `filed` in a category "Home" and tasks titled `loose` in none.
+    private func saveTasks(filed: [String], loose: [String]) throws {
+        let writer = try file.context("app")
+        let category = DemoCategory(name: "Home")
+        writer.insert(category)
+        for title in filed { writer.insert(DemoTask(title: title, category: category)) }
+        for title in loose { writer.insert(DemoTask(title: title)) }
+        try writer.save()
+    }
+
     @Test func fetchedRecordsAreMadeWithTheBackingDataInitializer() throws {
         let writer = try file.context("app")
         let inserted = MadeTask()
@@ -113,12 +123,7 @@ final class ObservedTask: PersistentModel {
     }
 
     @Test func aFetchSetsOnlyTheRelationshipsItChanges() throws {
-        let writer = try file.context("app")
-        let category = DemoCategory(name: "Home")
-        writer.insert(category)
-        writer.insert(DemoTask(title: "filed", category: category))
-        writer.insert(DemoTask(title: "loose"))
-        try writer.save()
+        try saveTasks(filed: ["filed"], loose: ["loose"])
 
         // Made holding nothing: the task without a category is left alone, the other's is set once.
         let reader = try file.context("reader")
@@ -213,14 +218,7 @@ final class ObservedTask: PersistentModel {
     }
 
     @Test func aFailedFetchLeavesWhatTheContextHeldAsItWas() throws {
-        let writer = try file.context("app")
-        let category = DemoCategory(name: "Home")
-        writer.insert(category)
-        writer.insert(DemoTask(title: "first", category: category))
-        writer.insert(DemoTask(title: "loose"))
-        writer.insert(DemoTask(title: "second", category: category))
-        writer.insert(DemoTask(title: "other"))
-        try writer.save()
+        try saveTasks(filed: ["first", "second"], loose: ["loose", "other"])
 
         let reader = try file.context("reader")
         let held = try #require(

@@ -4,12 +4,14 @@ import TestSupport
 import Testing
 
 @Suite struct ConnectionTests {
+    /// A new database `a.sqlite` in `directory`.
+    private static func open(_ directory: TemporaryDirectory) throws -> Connection {
+        try Connection(path: directory.file("a.sqlite"), options: OpenOptions(access: .readWriteCreate))
+    }
+
     @Test func openingAppliesWALSynchronousNormalAndForeignKeys() throws {
         let directory = try TemporaryDirectory()
-        let connection = try Connection(
-            path: directory.file("a.sqlite"),
-            options: OpenOptions(access: .readWriteCreate)
-        )
+        let connection = try Self.open(directory)
         #expect(try connection.scalar("PRAGMA journal_mode").textValue == "wal")
         #expect(try connection.scalar("PRAGMA synchronous").integerValue == 1)
         #expect(try connection.scalar("PRAGMA foreign_keys").integerValue == 1)
@@ -18,10 +20,7 @@ import Testing
 
     @Test func aQueryRunInTheBodyOfTheSameQueryLeavesTheOuterOneWhereItWas() throws {
         let directory = try TemporaryDirectory()
-        let connection = try Connection(
-            path: directory.file("a.sqlite"),
-            options: OpenOptions(access: .readWriteCreate)
-        )
+        let connection = try Self.open(directory)
         try connection.execute("CREATE TABLE t (v); INSERT INTO t VALUES (1), (2), (3)")
         let query = "SELECT v FROM t ORDER BY v"
         var outer: [Int64] = []
@@ -41,10 +40,7 @@ import Testing
 
     @Test func everyStorageClassRoundTrips() throws {
         let directory = try TemporaryDirectory()
-        let connection = try Connection(
-            path: directory.file("a.sqlite"),
-            options: OpenOptions(access: .readWriteCreate)
-        )
+        let connection = try Self.open(directory)
         try connection.execute("CREATE TABLE t (v)")
         let values: [SQLiteValue] = [
             .null, .integer(.min), .integer(.max), .integer(0), .real(-0.5), .real(.infinity), .real(1e-300),
@@ -60,10 +56,7 @@ import Testing
 
     @Test func textIsReadWithoutAStringAndNullWithoutAValue() throws {
         let directory = try TemporaryDirectory()
-        let connection = try Connection(
-            path: directory.file("a.sqlite"),
-            options: OpenOptions(access: .readWriteCreate)
-        )
+        let connection = try Self.open(directory)
         var seen: [(isNull: Bool, text: [UInt8]?)] = []
         try connection.forEachRow("SELECT 'héllo', NULL, 7, x'0102', ''") { row in
             for index in 0..<row.count { seen.append((row.isNull(index), row.withText(index) { Array($0) })) }
@@ -74,10 +67,7 @@ import Testing
 
     @Test func errorsCarryCodeMessageAndSQLButNotValues() throws {
         let directory = try TemporaryDirectory()
-        let connection = try Connection(
-            path: directory.file("a.sqlite"),
-            options: OpenOptions(access: .readWriteCreate)
-        )
+        let connection = try Self.open(directory)
         try connection.execute("CREATE TABLE t (v TEXT UNIQUE)")
         try connection.run("INSERT INTO t (v) VALUES (?)", [.text("secret-value")])
         let error = #expect(throws: SQLiteError.self) {
@@ -92,10 +82,7 @@ import Testing
 
     @Test func syntaxErrorsNameTheStatement() throws {
         let directory = try TemporaryDirectory()
-        let connection = try Connection(
-            path: directory.file("a.sqlite"),
-            options: OpenOptions(access: .readWriteCreate)
-        )
+        let connection = try Self.open(directory)
         let error = #expect(throws: SQLiteError.self) { try connection.prepare("SELEC 1") }
         #expect(error?.primaryCode == 1)
         #expect(error?.sql == "SELEC 1")
@@ -103,19 +90,13 @@ import Testing
 
     @Test func argumentCountMismatchIsAnError() throws {
         let directory = try TemporaryDirectory()
-        let connection = try Connection(
-            path: directory.file("a.sqlite"),
-            options: OpenOptions(access: .readWriteCreate)
-        )
+        let connection = try Self.open(directory)
         #expect(throws: SQLiteError.self) { try connection.run("SELECT ?, ?", [.integer(1)]) }
     }
 
     @Test func cachedStatementsAreReused() throws {
         let directory = try TemporaryDirectory()
-        let connection = try Connection(
-            path: directory.file("a.sqlite"),
-            options: OpenOptions(access: .readWriteCreate)
-        )
+        let connection = try Self.open(directory)
         let first = try connection.cachedStatement("SELECT 1")
         let second = try connection.cachedStatement("SELECT 1")
         #expect(first === second)
