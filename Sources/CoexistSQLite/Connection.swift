@@ -128,7 +128,7 @@ public final class Connection {
     /// same query: resetting it would restart the outer one).
     public func cachedStatement(_ sql: String) throws(SQLiteError) -> Statement {
         if let statement = statementCache[sql] {
-            if statement.isBusy { return try Statement(connection: self, sql: sql) }
+            if statement.isRunning { return try Statement(connection: self, sql: sql) }
             statement.reset()
             return statement
         }

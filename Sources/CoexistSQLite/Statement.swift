@@ -69,7 +69,7 @@ public final class Statement {
 
     /// Advances to the next row: true when a row is available, false when the statement is done.
     public func step() throws(SQLiteError) -> Bool {
-        if !isBusy { try connection.checkTransactionStillOpen(sql: sql) }
+        if !isRunning { try connection.checkTransactionStillOpen(sql: sql) }
         switch sqlite3_step(handle) {
         case SQLITE_ROW: return true
         case SQLITE_DONE: return false
@@ -81,7 +81,7 @@ public final class Statement {
     }
 
     /// Whether it has stepped and is not reset or done yet: a run in progress.
-    public var isBusy: Bool { sqlite3_stmt_busy(handle) != 0 }
+    public var isRunning: Bool { sqlite3_stmt_busy(handle) != 0 }
 
     /// Resets the statement for another run and clears its bindings.
     public func reset() {

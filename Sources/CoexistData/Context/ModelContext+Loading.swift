@@ -63,8 +63,8 @@ extension ModelContext {
         var layouts = RecordLayouts(schema: schema)
         var rows: [StoredRow] = []
         try store.forEachRow(of: [ref]) { found, row in rows.append(try layouts.read(row, found, store)) }
-        try materialize(rows)
-        return byRef[ref]?.object
+        // The row's reference, not `ref`: a super-entity's reference reads its concrete entity's row.
+        return try materialize(rows).first?.object
     }
 
     /// Makes a record for each of `rows` (rows a query read, of distinct references) not registered yet, then
