@@ -66,12 +66,23 @@ public final class SocketClient: @unchecked Sendable {
     /// Sends one request object and returns the next message as a dictionary.
     public func request(_ json: String) throws -> [String: Any] {
         send(json + "\n")
-        guard let line = readLine(),
-            let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
-        else {
-            throw CocoaError(.fileReadCorruptFile)
+        guard let line = readLine() else {
+            throw NoReply(
+                request: json,
+                reason: "the connection closed, or no line came within the 5 s receive timeout"
+            )
+        }
+        guard let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any] else {
+            throw NoReply(request: json, reason: "the reply is not a JSON object: \(line.prefix(200))")
         }
         return object
+    }
+
+    /// A request that got no reply a test can read: which one, and why.
+    public struct NoReply: Error, CustomStringConvertible {
+        public let request: String
+        public let reason: String
+        public var description: String { "no reply to \(request): \(reason)" }
     }
 }
 
