@@ -7,17 +7,12 @@ import CoexistSQLite
 /// steps) and the live events of every commit, in token order.
 extension EventServer {
     /// Sends a catching-up subscriber its backlog from the database, a page at a time while its queue has
-    /// room, until `deadline` (a page at least); switches it to live (with `end_of_backlog`) once it reaches
-    /// what is published. One cut short by the deadline is filled again on the next pass of the loop
-    /// (``nextDeadline(now:)``), after what else is ready: many subscribers starting on long backlogs hold
-    /// the thread no longer than that each time.
-    func fillBacklog(_ client: EventClient, until deadline: ContinuousClock.Instant) throws {
+    /// room; switches it to live (with `end_of_backlog`) once it reaches what is published.
+    func fillBacklog(_ client: EventClient) throws {
         var fromRecord = true
-        var first = true
-        while var subscription = client.subscription, !subscription.live, client.hasBacklogRoom(limits),
-            first || ContinuousClock.now < deadline
+        while var subscription = client.subscription, !subscription.live, client.queuedEvents < limits.queueLimit / 2,
+            client.queuedBytes < Self.backlogHighWater
         {
-            first = false
             if subscription.position >= published {
                 subscription.live = true
                 client.subscription = subscription
@@ -198,12 +193,5 @@ extension EventServer {
                 }
             }
         }
-    }
-}
-
-extension EventClient {
-    /// Whether its queue takes more of its backlog: under the backlog's high water, in bytes and in events.
-    func hasBacklogRoom(_ limits: EventServer.Limits) -> Bool {
-        queuedEvents < limits.queueLimit / 2 && queuedBytes < EventServer.backlogHighWater
     }
 }

@@ -48,7 +48,7 @@ extension EventServer {
                     if client.snapshot != nil {
                         try fillSnapshot(client, now: now)
                     } else {
-                        try inOneSnapshot { try fillBacklog(client, until: started + Self.backlogTickBudget) }
+                        try inOneSnapshot { try fillBacklog(client) }
                     }
                 } catch  where client.snapshot != nil {
                     endSnapshot(client, "the snapshot failed: \(error)")
@@ -134,14 +134,10 @@ extension EventServer {
         if clients.values.contains(where: { $0.subscription?.live == false || $0.inputSince != nil || $0.closing }) {
             next = min(next, now + 50_000_000)
         }
-        // A snapshot or a backlog whose queue has room is filled again at once (a drained queue asks for no
-        // POLLOUT; a fill stops at its time budget); a snapshot waiting for the schemas to agree looks again
-        // shortly.
+        // A snapshot whose queue has room is filled again at once (a drained queue asks for no POLLOUT); one
+        // waiting for the schemas to agree looks again shortly.
         for client in clients.values {
-            guard let snapshot = client.snapshot else {
-                if client.subscription?.live == false, client.hasBacklogRoom(limits) { next = now }
-                continue
-            }
+            guard let snapshot = client.snapshot else { continue }
             if snapshot.token == nil {
                 next = min(next, now + 2_000_000)
             } else if client.queuedBytes < Self.backlogHighWater {

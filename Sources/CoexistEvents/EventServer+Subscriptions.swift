@@ -152,7 +152,7 @@ extension EventServer {
         writer.integer(Self.protocolVersion)
         writer.endObject()
         reply(client, writer.line)
-        if client.snapshot == nil { try fillBacklog(client, until: ContinuousClock.now + Self.backlogTickBudget) }
+        if client.snapshot == nil { try fillBacklog(client) }
     }
 
     /// Whether history after `position` is gone: the oldest token kept is beyond the next one (no overflow
