@@ -85,6 +85,8 @@ final class EventClient {
     var outputHead = 0
     var outputOffset = 0
     var queuedEvents = 0
+    /// After a failed read of its backlog: its backlog is not read again before this (monotonic ns).
+    var backlogRetryAt: UInt64 = 0
     /// The last event token completely written to the socket.
     var delivered: Int64 = 0
     var errors = 0

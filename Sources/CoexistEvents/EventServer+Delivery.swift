@@ -7,12 +7,16 @@ import CoexistSQLite
 /// steps) and the live events of every commit, in token order.
 extension EventServer {
     /// Sends a catching-up subscriber its backlog from the database, a page at a time while its queue has
-    /// room; switches it to live (with `end_of_backlog`) once it reaches what is published.
-    func fillBacklog(_ client: EventClient) throws {
+    /// room, until `deadline` (a page at least); switches it to live (with `end_of_backlog`) once it reaches
+    /// what is published. One cut short by the deadline is filled again on a later pass of the loop, after
+    /// what else is ready (``nextDeadline(now:)``).
+    func fillBacklog(_ client: EventClient, until deadline: ContinuousClock.Instant) throws {
         var fromRecord = true
-        while var subscription = client.subscription, !subscription.live, client.queuedEvents < limits.queueLimit / 2,
-            client.queuedBytes < Self.backlogHighWater
+        var first = true
+        while var subscription = client.subscription, !subscription.live, client.hasBacklogRoom(limits),
+            first || ContinuousClock.now < deadline
         {
+            first = false
             if subscription.position >= published {
                 subscription.live = true
                 client.subscription = subscription
@@ -193,5 +197,12 @@ extension EventServer {
                 }
             }
         }
+    }
+}
+
+extension EventClient {
+    /// Whether its queue takes more of its backlog: under the backlog's high water, in bytes and in events.
+    func hasBacklogRoom(_ limits: EventServer.Limits) -> Bool {
+        queuedEvents < limits.queueLimit / 2 && queuedBytes < EventServer.backlogHighWater
     }
 }

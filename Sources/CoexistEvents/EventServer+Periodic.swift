@@ -18,9 +18,11 @@ extension EventServer {
     private func tickClients(now: UInt64) {
         attention.periodic = false
         lastClientPass = now
-        // Backlogs are filled within a time budget per tick, starting where the last tick stopped, so that
-        // many catching-up subscribers cannot hold the thread (the rest wait for the next tick).
-        let started = ContinuousClock.now
+        // Backlogs are filled within one time budget per tick for all of them, starting after the client the
+        // last tick filled last, so that many catching-up subscribers cannot hold the thread (the rest wait
+        // for the next tick, which comes at once: ``nextDeadline(now:)``).
+        let deadline = ContinuousClock.now + Self.backlogTickBudget
+        var filledOne = false
         var ordered = Array(clients.values)
         if ordered.contains(where: { $0.subscription?.live == false }) {
             ordered.sort { $0.descriptor < $1.descriptor }
@@ -28,7 +30,6 @@ extension EventServer {
                 ordered = Array(ordered[split...] + ordered[..<split])
             }
         }
-        var backlogBudgetLeft = true
         for client in ordered {
             if client.closing && !client.wantsToWrite {
                 client.closed = true  // everything it was told is written
@@ -41,18 +42,22 @@ extension EventServer {
                 }
                 if let since = client.closingSince, now >= since + limits.requestTimeout { client.closed = true }
             }
-            if client.subscription?.live == false && backlogBudgetLeft {
+            // A closing client is told nothing more; one whose backlog read failed is tried again later.
+            if client.subscription?.live == false, !client.closing, now >= client.backlogRetryAt,
+                !filledOne || ContinuousClock.now < deadline
+            {
+                filledOne = true
                 backlogCursor = client.descriptor
-                backlogBudgetLeft = ContinuousClock.now - started < Self.backlogTickBudget
                 do {
                     if client.snapshot != nil {
                         try fillSnapshot(client, now: now)
                     } else {
-                        try inOneSnapshot { try fillBacklog(client) }
+                        try inOneSnapshot { try fillBacklog(client, until: deadline) }
                     }
                 } catch  where client.snapshot != nil {
                     endSnapshot(client, "the snapshot failed: \(error)")
                 } catch {
+                    client.backlogRetryAt = now &+ Self.backlogRetryDelay
                     fail(client, EventError(code: .internalError, message: "\(error)"))
                 }
             }
@@ -134,10 +139,16 @@ extension EventServer {
         if clients.values.contains(where: { $0.subscription?.live == false || $0.inputSince != nil || $0.closing }) {
             next = min(next, now + 50_000_000)
         }
-        // A snapshot whose queue has room is filled again at once (a drained queue asks for no POLLOUT); one
-        // waiting for the schemas to agree looks again shortly.
-        for client in clients.values {
-            guard let snapshot = client.snapshot else { continue }
+        // A snapshot or a backlog whose queue has room is filled again at once (a drained queue asks for no
+        // POLLOUT; a fill stops at its time budget), a backlog whose read failed after the retry delay; a
+        // snapshot waiting for the schemas to agree looks again shortly.
+        for client in clients.values where !client.closing {
+            guard let snapshot = client.snapshot else {
+                if client.subscription?.live == false, client.hasBacklogRoom(limits) {
+                    next = min(next, max(now, client.backlogRetryAt))
+                }
+                continue
+            }
             if snapshot.token == nil {
                 next = min(next, now + 2_000_000)
             } else if client.queuedBytes < Self.backlogHighWater {

@@ -152,7 +152,9 @@ extension EventServer {
         writer.integer(Self.protocolVersion)
         writer.endObject()
         reply(client, writer.line)
-        if client.snapshot == nil { try fillBacklog(client) }
+        // A subscriber with nothing to catch up is live at once; a backlog is read by the periodic work, a time
+        // budget at a time for all subscribers together, so that many subscribing at once hold no one up.
+        if client.snapshot == nil, position >= published { try fillBacklog(client, until: .now) }
     }
 
     /// Whether history after `position` is gone: the oldest token kept is beyond the next one (no overflow

@@ -21,6 +21,8 @@ public final class EventServer {
 
     /// The time one tick spends filling backlogs, across all catching-up subscribers.
     static let backlogTickBudget = Duration.milliseconds(5)
+    /// After a failed read of a subscriber's backlog, how long before it is read again (ns).
+    static let backlogRetryDelay: UInt64 = 50_000_000
     /// A catching-up subscriber is given more of its backlog only while less than this is queued for it:
     /// the backlog is read from the history at the subscriber's pace, never held for it in memory.
     static let backlogHighWater = 256 << 10
@@ -73,7 +75,7 @@ public final class EventServer {
     var nextHeartbeatDue: UInt64 = 0
     /// When ``tick(now:)`` last went over every client.
     var lastClientPass: UInt64 = 0
-    /// The client whose backlog the last tick filled last (the next tick starts after it).
+    /// The client whose backlog or snapshot the last tick filled last (the next tick starts after it).
     var backlogCursor: Int32 = -1
     /// When accepting failed for want of descriptors: the listener is not polled before this.
     var acceptPausedUntil: UInt64 = 0
