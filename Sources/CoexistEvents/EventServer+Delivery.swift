@@ -35,7 +35,9 @@ extension EventServer {
                 client.closing = true
                 return
             }
-            // Recent transactions are given as they were encoded when published.
+            // Recent transactions are given as they were encoded when published. The position moves with each
+            // transaction queued, so that a read failing halfway sends none twice when tried again; a record
+            // of transactions the filters take nothing of is gone through within the deadline too.
             if fromRecord, !subscription.values, let cached = recent.after(subscription.position), !cached.isEmpty {
                 for entry in cached where entry.token <= published {
                     guard let events = try entry.events ?? historyEvents(of: entry.token, after: subscription.position)
@@ -45,11 +47,9 @@ extension EventServer {
                     }
                     guard deliver(events, to: client) else { return }
                     subscription.position = entry.token
-                    if client.queuedBytes >= Self.backlogHighWater || client.queuedEvents >= limits.queueLimit / 2 {
-                        break
-                    }
+                    client.subscription = subscription
+                    if !client.hasBacklogRoom(limits) || ContinuousClock.now >= deadline { break }
                 }
-                client.subscription = subscription
                 continue
             }
             // A few transactions at a time: the page is read again from the history when the socket took it.
@@ -58,10 +58,13 @@ extension EventServer {
                 let events = try source.events(transaction, values: subscription.values)
                 guard deliver(events, to: client) else { return }
                 subscription.position = transaction.token
-                if client.queuedBytes >= Self.backlogHighWater { break }
+                client.subscription = subscription
+                if !client.hasBacklogRoom(limits) { break }
             }
-            if page.isEmpty { subscription.position = published }
-            client.subscription = subscription
+            if page.isEmpty {
+                subscription.position = published
+                client.subscription = subscription
+            }
         }
     }
 
@@ -201,8 +204,16 @@ extension EventServer {
 }
 
 extension EventClient {
-    /// Whether its queue takes more of its backlog: under the backlog's high water, in bytes and in events.
+    /// Whether its queue takes more of its backlog or snapshot: under half its bounds, in events and in
+    /// bytes, and under the backlog's high water (a catching-up subscriber that does not read is paused,
+    /// never cut off as lagged).
     func hasBacklogRoom(_ limits: EventServer.Limits) -> Bool {
-        queuedEvents < limits.queueLimit / 2 && queuedBytes < EventServer.backlogHighWater
+        queuedEvents < limits.queueLimit / 2 && hasSnapshotRoom(limits)
+    }
+
+    /// Whether its queue takes more snapshot rows: under half its bound in bytes and under the backlog's
+    /// high water.
+    func hasSnapshotRoom(_ limits: EventServer.Limits) -> Bool {
+        queuedBytes < min(EventServer.backlogHighWater, limits.queueBytes / 2)
     }
 }

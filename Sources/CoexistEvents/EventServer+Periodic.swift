@@ -42,7 +42,9 @@ extension EventServer {
                 }
                 if let since = client.closingSince, now >= since + limits.requestTimeout { client.closed = true }
             }
-            // A closing client is told nothing more; one whose backlog read failed is tried again later.
+            // A closing client is told nothing more (a snapshot's read transaction, which holds back
+            // checkpoints, is let go); one whose backlog read failed is tried again later.
+            if client.closing, client.snapshot != nil { client.snapshot = nil }
             if client.subscription?.live == false, !client.closing, now >= client.backlogRetryAt,
                 !filledOne || ContinuousClock.now < deadline
             {
@@ -50,7 +52,7 @@ extension EventServer {
                 backlogCursor = client.descriptor
                 do {
                     if client.snapshot != nil {
-                        try fillSnapshot(client, now: now)
+                        try fillSnapshot(client, now: now, until: deadline)
                     } else {
                         try inOneSnapshot { try fillBacklog(client, until: deadline) }
                     }
@@ -151,7 +153,7 @@ extension EventServer {
             }
             if snapshot.token == nil {
                 next = min(next, now + 2_000_000)
-            } else if client.queuedBytes < Self.backlogHighWater {
+            } else if client.hasSnapshotRoom(limits) {
                 next = now
             }
         }

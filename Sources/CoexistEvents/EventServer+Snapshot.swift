@@ -12,7 +12,7 @@ extension EventServer {
     /// Sends a snapshot subscriber its rows, a page at a time while its queue has room; then
     /// `end_of_snapshot` and its backlog from the snapshot's token. Until the file's schemas agree (every
     /// transaction mirrored, none parked) the snapshot waits, at most ``snapshotAgreementTimeout``.
-    func fillSnapshot(_ client: EventClient, now: UInt64) throws {
+    func fillSnapshot(_ client: EventClient, now: UInt64, until deadline: ContinuousClock.Instant) throws {
         guard let snapshot = client.snapshot, var subscription = client.subscription else { return }
         if snapshot.token == nil {
             guard try snapshot.begin() else {
@@ -47,8 +47,9 @@ extension EventServer {
             endSnapshot(client, "the subscriber read nothing of its snapshot for the request timeout")
             return
         }
-        let started = ContinuousClock.now
-        while client.queuedBytes < Self.backlogHighWater, ContinuousClock.now - started < Self.backlogTickBudget {
+        var first = true
+        while client.hasSnapshotRoom(limits), first || ContinuousClock.now < deadline {
+            first = false
             let lines: [[UInt8]]
             do {
                 lines = try snapshot.nextRows(limit: 256)
