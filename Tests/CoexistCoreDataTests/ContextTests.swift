@@ -144,6 +144,24 @@ final class CDCategory: ManagedObject {
         #expect(try context.count(for: FetchRequest<CDTask>(entityName: "Task")) == 2)
     }
 
+    /// A fetch whose last row cannot be decoded fails and registers none of the objects of the rows before
+    /// it; what the context held (a changed object among them) is kept as it was.
+    @Test func aFailedFetchRegistersNothing() throws {
+        _ = try seed(try context(), count: 4)
+        let reader = try context()
+        let held = try #require(try reader.fetch(FetchRequest<CDTask>(entityName: "Task")).first)
+        held.priority = 9
+        let before = reader.registeredObjects
+        try Connection(path: path).run("UPDATE ZTASK SET ZPRIORITY = 'high' WHERE Z_PK = (SELECT max(Z_PK) FROM ZTASK)")
+        let other = try context()
+        #expect(throws: CoreDataError.self) { try other.fetch(FetchRequest<CDTask>(entityName: "Task")) }
+        #expect(other.registeredObjects.isEmpty)
+        #expect(throws: CoreDataError.self) { try reader.fetch(FetchRequest<CDTask>(entityName: "Task")) }
+        #expect(reader.registeredObjects == before)
+        #expect(held.priority == 9 && reader.hasChanges)
+        #expect(held.title == "Task 0")
+    }
+
     @Test func batchedFetchLoadsABatchAtATime() throws {
         _ = try seed(try context(), count: 25)
         let reader = try context()

@@ -36,19 +36,29 @@ extension ManagedObjectContext {
                 }
                 return result
             }
-            var rows: [SlottedObject] = []
-            try store.forEachSlottedObject(query) { rows.append($0) }
-            registered.reserveCapacity(registered.count + rows.count)
-            result.reserveCapacity(rows.count)
-            for stored in rows {
+            // Objects are made as their rows are read, and the new ones registered together once the query
+            // is done: a fetch that fails registers none.
+            var made: [ManagedObject] = []
+            var classOf: (entity: String, type: ManagedObject.Type)?
+            try store.forEachSlottedObject(query) { stored in
                 if let object = pending?.inserted[stored.id.pk] {
                     if let typed = object as? Result { result.append(typed) }
-                    continue
+                    return
                 }
-                let object = self.object(with: identity(stored.id))
+                let id = identity(stored.id)
+                let object: ManagedObject
+                if let known = registered[id] {
+                    object = known
+                } else {
+                    if classOf?.entity != id.entityName { classOf = (id.entityName, objectClass(id.entityName)) }
+                    object = make(id, as: classOf?.type ?? ManagedObject.self)
+                    made.append(object)
+                }
                 if object.snapshot == nil { fill(object, from: stored) }
                 if !object.isDeleted, let typed = object as? Result { result.append(typed) }
             }
+            registered.reserveCapacity(registered.count + made.count)
+            for object in made { registered[object.objectID] = object }
         } catch let error as CoreDataError {
             throw error
         } catch {

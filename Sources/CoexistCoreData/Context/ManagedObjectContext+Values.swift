@@ -29,12 +29,16 @@ extension ManagedObjectContext {
             version: stored.version,
             slots: stored.slots,
             values: stored.values,
-            toOne: stored.toOne.mapValues(identity)
+            toOne: stored.toOne.isEmpty ? [:] : stored.toOne.mapValues(identity)
         )
         object.batch = nil
     }
 
     func value(of object: ManagedObject, _ key: String) throws(CoreDataError) -> Any? {
+        // The common read, a stored attribute of a loaded object with no unsaved change: one lookup.
+        if object.pending.isEmpty, !object.isInserted, let value = object.snapshot?.storedValue(key) {
+            return value
+        }
         if object.pending[key] != nil { return object.pendingValue(key) }
         if let attribute = attribute(object.entity, key) {
             if object.isInserted { return ValueBridge.value(attribute.defaultValue?.value ?? .null, attribute) }

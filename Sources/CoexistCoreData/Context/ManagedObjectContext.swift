@@ -234,11 +234,19 @@ public final class ManagedObjectContext {
     /// (`object(with:)`).
     public func object(with id: ManagedObjectID) -> ManagedObject {
         if let known = registered[id] { return known }
-        let type = classes[id.entityName] ?? ManagedObject.self
+        let object = make(id, as: objectClass(id.entityName))
+        registered[id] = object
+        return object
+    }
+
+    /// The class of `entity`'s objects: the one registered for it, else ``ManagedObject``.
+    func objectClass(_ entity: String) -> ManagedObject.Type { classes[entity] ?? ManagedObject.self }
+
+    /// A fault of `type` with identity `id` in this context, not registered yet.
+    func make(_ id: ManagedObjectID, as type: ManagedObject.Type) -> ManagedObject {
         let object = type.init(entityName: id.entityName, insertInto: nil)
         object.objectID = id
         object.managedObjectContext = self
-        registered[id] = object
         return object
     }
 

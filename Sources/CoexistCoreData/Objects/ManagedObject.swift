@@ -49,6 +49,13 @@ open class ManagedObject: Hashable, CustomStringConvertible {
 
         /// The stored value of the attribute `name`, or nil when the entity stores no such attribute.
         func attribute(_ name: String) -> AttributeValue? { slots.slot(of: name).map { values[$0] } }
+
+        /// The app-facing value of the stored attribute `name` (`.some(nil)` when it is null), or nil when the
+        /// entity stores no such attribute.
+        func storedValue(_ name: String) -> Any?? {
+            guard let slot = slots.slot(of: name) else { return nil }
+            return .some(ValueBridge.value(values[slot], type: slots.types[slot]))
+        }
     }
 
     /// The entity a subclass stands for; by default the class's own name (as `NSManagedObject.entity()`).

@@ -7,17 +7,22 @@ import Foundation
 enum ValueBridge {
     /// The app-facing value of a stored one.
     static func value(_ stored: AttributeValue, _ attribute: Attribute) -> Any? {
+        value(stored, type: attribute.type)
+    }
+
+    /// The app-facing value of a stored one of type `type`.
+    static func value(_ stored: AttributeValue, type: AttributeType) -> Any? {
         switch stored {
         case .null: return nil
         case .integer(let number):
-            switch attribute.type {
+            switch type {
             case .integer16: return Int16(truncatingIfNeeded: number)
             case .integer32: return Int32(truncatingIfNeeded: number)
             case .boolean: return number != 0
             default: return number
             }
         case .boolean(let flag): return flag
-        case .double(let number): return attribute.type == .float ? Float(number) : number
+        case .double(let number): return type == .float ? Float(number) : number
         case .decimal(let text): return Decimal(string: text, locale: Locale(identifier: "en_US_POSIX"))
         case .date(let seconds): return Date(timeIntervalSinceReferenceDate: seconds)
         case .string(let text): return text

@@ -28,7 +28,7 @@ struct RowDecoder {
         /// those at every row cost more than decoding).
         var decoding: [(name: String, position: Int, type: AttributeType, external: Bool)] = []
         /// The attribute names in ``decoding``'s order, shared by the rows decoded.
-        var slots = AttributeSlots([])
+        var slots = AttributeSlots([], types: [])
 
         init(entity: Entity) {
             self.entity = entity
@@ -84,7 +84,7 @@ struct RowDecoder {
                     )
                 )
             }
-            plan.slots = AttributeSlots(plan.decoding.map(\.name))
+            plan.slots = AttributeSlots(plan.decoding.map(\.name), types: plan.decoding.map(\.type))
             plans[number] = plan
         }
         self.plans = plans

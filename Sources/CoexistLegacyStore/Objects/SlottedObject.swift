@@ -5,10 +5,13 @@ public import CoexistModel
 public final class AttributeSlots: Sendable {
     /// The attribute names, inherited ones included, in slot order.
     public let names: [String]
+    /// The attributes' types, in slot order.
+    public let types: [AttributeType]
     private let slots: [String: Int]
 
-    init(_ names: [String]) {
+    init(_ names: [String], types: [AttributeType]) {
         self.names = names
+        self.types = types
         var slots: [String: Int] = [:]
         slots.reserveCapacity(names.count)
         for (slot, name) in names.enumerated() { slots[name] = slot }
