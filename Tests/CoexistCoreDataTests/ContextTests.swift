@@ -149,7 +149,9 @@ final class CDCategory: ManagedObject {
     @Test func aFailedFetchRegistersNothing() throws {
         _ = try seed(try context(), count: 4)
         let reader = try context()
-        let held = try #require(try reader.fetch(FetchRequest<CDTask>(entityName: "Task")).first)
+        let first = FetchRequest<CDTask>(entityName: "Task")
+        first.fetchLimit = 1
+        let held = try #require(try reader.fetch(first).first)
         held.priority = 9
         let before = reader.registeredObjects
         try Connection(path: path).run("UPDATE ZTASK SET ZPRIORITY = 'high' WHERE Z_PK = (SELECT max(Z_PK) FROM ZTASK)")

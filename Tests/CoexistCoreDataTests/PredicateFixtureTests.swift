@@ -176,6 +176,26 @@ import Testing
         )
     }
 
+    /// An identity naming the parent entity of its row's (a URI saying `Car` for an `ExpensiveSportCar`)
+    /// answers for the entity it names: a key only the sub-entity has is unknown, as it is to `setValue`.
+    @Test func anIdentityNamingTheParentEntityAnswersForThatEntity() throws {
+        let pk = try #require(
+            try RawSQLite.rows(carsPath, "SELECT Z_PK FROM ZCAR WHERE Z_ENT = 3 LIMIT 1").first?[0].integerValue
+        )
+        let id = try #require(
+            cars.managedObjectID(forURIRepresentation: URL(string: "x-coredata://\(cars.storeIdentifier)/Car/p\(pk)")!)
+        )
+        let car = try cars.existingObject(with: id)
+        #expect(car.value(forKey: "isLimitedEdition") == nil)
+        guard case .unknownKey(entity: "Car", key: "isLimitedEdition") = car.lastAccessError else {
+            Issue.record("\(String(describing: car.lastAccessError))")
+            return
+        }
+        let model = try selected(carsPath, "SELECT ZMODEL IS NOT NULL FROM ZCAR WHERE Z_PK = \(pk)")
+        #expect((car.value(forKey: "model") != nil) == (model == [1]))
+        #expect(car.lastAccessError == nil)
+    }
+
     @Test func joinTablesOnPhotos() throws {
         let keywordSQL = """
             SELECT a.Z_PK FROM ZADDITIONALASSETATTRIBUTES a WHERE EXISTS (SELECT 1 FROM Z_1KEYWORDS j

@@ -37,7 +37,8 @@ extension ManagedObjectContext {
                 return result
             }
             // Objects are made as their rows are read, and the new ones registered together once the query
-            // is done: a fetch that fails registers none.
+            // is done: a fetch that fails registers none (held faults it passed stay filled, with what the
+            // file holds). A row comes once: the query's joins are to-ones, to-manys are `EXISTS`.
             var made: [ManagedObject] = []
             var classOf: (entity: String, type: ManagedObject.Type)?
             try store.forEachSlottedObject(query) { stored in

@@ -29,14 +29,17 @@ extension ManagedObjectContext {
             version: stored.version,
             slots: stored.slots,
             values: stored.values,
-            toOne: stored.toOne.isEmpty ? [:] : stored.toOne.mapValues(identity)
+            toOne: stored.toOne.isEmpty ? [:] : stored.toOne.mapValues(identity),
+            isOfObjectEntity: stored.id.entity == object.entity
         )
         object.batch = nil
     }
 
     func value(of object: ManagedObject, _ key: String) throws(CoreDataError) -> Any? {
         // The common read, a stored attribute of a loaded object with no unsaved change: one lookup.
-        if object.pending.isEmpty, !object.isInserted, let value = object.snapshot?.storedValue(key) {
+        if object.pending.isEmpty, !object.isInserted, object.snapshot?.isOfObjectEntity == true,
+            let value = object.snapshot?.storedValue(key)
+        {
             return value
         }
         if object.pending[key] != nil { return object.pendingValue(key) }

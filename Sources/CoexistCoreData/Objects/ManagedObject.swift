@@ -46,6 +46,9 @@ open class ManagedObject: Hashable, CustomStringConvertible {
         var toOne: [String: ManagedObjectID]
         /// To-manys read so far (loaded on first use).
         var toMany: [String: [ManagedObjectID]] = [:]
+        /// Whether the row was of the object's own entity (not of a sub-entity its identity did not name):
+        /// only then do ``slots`` answer for the entity's keys.
+        var isOfObjectEntity = true
 
         /// The stored value of the attribute `name`, or nil when the entity stores no such attribute.
         func attribute(_ name: String) -> AttributeValue? { slots.slot(of: name).map { values[$0] } }
