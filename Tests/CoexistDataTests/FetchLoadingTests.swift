@@ -92,6 +92,20 @@ final class ObservedTask: PersistentModel {
     }
 }
 
+/// A backed task (every attribute a field) whose initial values name a category: a fetched one whose row
+/// names none has it cleared.
+final class DefaultedFieldTask: BackedModel {
+    let persistentBackingData = BackingData()
+    @Field var id = UUID()
+    @Field var title = ""
+    var category: DemoCategory? = DemoCategory(name: "default")
+    static let schema = RecordSchema<DefaultedFieldTask>(
+        entity: "Task",
+        [.attribute("id", \.id), .attribute("title", \.title), .toOne("category", \.category)]
+    )
+    required init() {}
+}
+
 /// How fetches make records: with `init(backingData:)`, a level of the graph at a time (more targets than
 /// one query's chunk), nothing left registered when a row fails, and `propertiesToFetch`.
 @Suite struct FetchLoadingTests {
@@ -141,6 +155,18 @@ final class ObservedTask: PersistentModel {
         #expect(again.allSatisfy { $0.categoryWrites == 1 })
         #expect(again.first { $0.title == "loose" }?.category == nil)
         #expect(again.first { $0.title == "filed" }?.category?.name == "Home")
+    }
+
+    /// A record type whose every attribute is a field and whose records are made holding no target needs
+    /// no relationship read for a row naming none; one made holding a target still has it cleared.
+    @Test func aFieldRecordMadeHoldingATargetHasItCleared() throws {
+        try saveTasks(filed: ["filed"], loose: ["loose"])
+        let reader = try file.context("reader")
+        let tasks = try reader.fetch(FetchDescriptor<DefaultedFieldTask>(sortBy: [SortDescriptor(\.title)]))
+        #expect(tasks.map(\.title) == ["filed", "loose"])
+        #expect(tasks.map { $0.category?.name } == ["Home", nil])
+        let plain = try file.context("other reader").fetch(FetchDescriptor<DemoTask>(sortBy: [SortDescriptor(\.title)]))
+        #expect(plain.map { $0.category?.name } == ["Home", nil])
     }
 
     @Test func aCategoryLoadsAllItsTasksAndTheyPointBack() throws {

@@ -71,6 +71,11 @@ final class ErasedSchema: @unchecked Sendable {
     private(set) var isField: [Bool]
     /// Whether every attribute is a field (and there is at least one).
     private(set) var everyAttributeIsField = false
+    /// Whether a record ``make`` gives holds no relationship target, when every attribute is a field (no
+    /// app code but the initializer runs as a fetch makes one): such a record whose row names no target
+    /// needs no relationship read or written. Found by ``findFields()``, from one record made then: an
+    /// initializer is taken to set the same relationships every time.
+    private(set) var madeHoldsNoTargets = false
     /// The attribute slots of fields by the identity of the key path their accessor passed at the probe (found
     /// by ``findFields()``), with that key path: held, so that no other object can have its identity.
     private var fieldSlotsByIdentity: [ObjectIdentifier: (keyPath: AnyKeyPath, slot: Int)] = [:]
@@ -142,6 +147,10 @@ final class ErasedSchema: @unchecked Sendable {
         let found = probe(self)
         isField = found.fields
         everyAttributeIsField = !isField.isEmpty && isField.allSatisfy { $0 }
+        if everyAttributeIsField {
+            let record = make()
+            madeHoldsNoTargets = relationships.allSatisfy { $0.read(record).isEmpty }
+        }
         for (slot, keyPath) in found.keyPaths { fieldSlotsByIdentity[ObjectIdentifier(keyPath)] = (keyPath, slot) }
     }
 
