@@ -80,7 +80,7 @@ final class ErasedSchema: @unchecked Sendable {
     /// by ``findFields()``), with that key path: held, so that no other object can have its identity.
     private var fieldSlotsByIdentity: [ObjectIdentifier: (keyPath: AnyKeyPath, slot: Int)] = [:]
     /// Which attribute slots of a record type are fields, and the key paths their accessors passed.
-    private let probe: ((ErasedSchema) -> (fields: [Bool], keyPaths: [Int: AnyKeyPath]))?
+    private let probe: ((ErasedSchema) -> (fields: [Bool], keyPaths: [Int: AnyKeyPath], holdsNoTargets: Bool))?
     let attributes: [AttributeSlot]
     let relationships: [RelationshipSlot]
     /// By relationship slot, no target: a snapshot's relationships when the record has none (one array
@@ -147,10 +147,7 @@ final class ErasedSchema: @unchecked Sendable {
         let found = probe(self)
         isField = found.fields
         everyAttributeIsField = !isField.isEmpty && isField.allSatisfy { $0 }
-        if everyAttributeIsField {
-            let record = make()
-            madeHoldsNoTargets = relationships.allSatisfy { $0.read(record).isEmpty }
-        }
+        madeHoldsNoTargets = everyAttributeIsField && found.holdsNoTargets
         for (slot, keyPath) in found.keyPaths { fieldSlotsByIdentity[ObjectIdentifier(keyPath)] = (keyPath, slot) }
     }
 
@@ -169,10 +166,11 @@ final class ErasedSchema: @unchecked Sendable {
     @TaskLocal static var probing: ErasedSchema?
 
     /// Reads each attribute of a record made for the purpose, its backing data noting the field each read
-    /// reaches: an attribute is a field when its own slot is reached.
+    /// reaches: an attribute is a field when its own slot is reached; and whether it holds a relationship
+    /// target.
     private static func fieldProbe<Root: BackedModel>(
         _: Root.Type
-    ) -> (ErasedSchema) -> (fields: [Bool], keyPaths: [Int: AnyKeyPath]) {
+    ) -> (ErasedSchema) -> (fields: [Bool], keyPaths: [Int: AnyKeyPath], holdsNoTargets: Bool) {
         { schema in
             let record = $probing.withValue(schema) { Root(backingData: BackingData()) }
             let backing = record.persistentBackingData
@@ -187,7 +185,7 @@ final class ErasedSchema: @unchecked Sendable {
                 keyPaths[slot] = backing.reachedKeyPath
                 return true
             }
-            return (fields, keyPaths)
+            return (fields, keyPaths, schema.relationships.allSatisfy { $0.read(record).isEmpty })
         }
     }
 
