@@ -157,8 +157,8 @@ final class DefaultedFieldTask: BackedModel {
         #expect(again.first { $0.title == "filed" }?.category?.name == "Home")
     }
 
-    /// A record type whose every attribute is a field and whose records are made holding no target needs
-    /// no relationship read for a row naming none; one made holding a target still has it cleared.
+    /// A record type whose every attribute is a field, made holding a target its row does not name, has it
+    /// cleared.
     @Test func aFieldRecordMadeHoldingATargetHasItCleared() throws {
         try saveTasks(filed: ["filed"], loose: ["loose"])
         let reader = try file.context("reader")

@@ -71,16 +71,11 @@ final class ErasedSchema: @unchecked Sendable {
     private(set) var isField: [Bool]
     /// Whether every attribute is a field (and there is at least one).
     private(set) var everyAttributeIsField = false
-    /// Whether a record ``make`` gives holds no relationship target, when every attribute is a field (no
-    /// app code but the initializer runs as a fetch makes one): such a record whose row names no target
-    /// needs no relationship read or written. Found by ``findFields()``, from one record made then: an
-    /// initializer is taken to set the same relationships every time.
-    private(set) var madeHoldsNoTargets = false
     /// The attribute slots of fields by the identity of the key path their accessor passed at the probe (found
     /// by ``findFields()``), with that key path: held, so that no other object can have its identity.
     private var fieldSlotsByIdentity: [ObjectIdentifier: (keyPath: AnyKeyPath, slot: Int)] = [:]
     /// Which attribute slots of a record type are fields, and the key paths their accessors passed.
-    private let probe: ((ErasedSchema) -> (fields: [Bool], keyPaths: [Int: AnyKeyPath], holdsNoTargets: Bool))?
+    private let probe: ((ErasedSchema) -> (fields: [Bool], keyPaths: [Int: AnyKeyPath]))?
     let attributes: [AttributeSlot]
     let relationships: [RelationshipSlot]
     /// By relationship slot, no target: a snapshot's relationships when the record has none (one array
@@ -147,7 +142,6 @@ final class ErasedSchema: @unchecked Sendable {
         let found = probe(self)
         isField = found.fields
         everyAttributeIsField = !isField.isEmpty && isField.allSatisfy { $0 }
-        madeHoldsNoTargets = everyAttributeIsField && found.holdsNoTargets
         for (slot, keyPath) in found.keyPaths { fieldSlotsByIdentity[ObjectIdentifier(keyPath)] = (keyPath, slot) }
     }
 
@@ -166,11 +160,10 @@ final class ErasedSchema: @unchecked Sendable {
     @TaskLocal static var probing: ErasedSchema?
 
     /// Reads each attribute of a record made for the purpose, its backing data noting the field each read
-    /// reaches: an attribute is a field when its own slot is reached; and whether it holds a relationship
-    /// target.
+    /// reaches: an attribute is a field when its own slot is reached.
     private static func fieldProbe<Root: BackedModel>(
         _: Root.Type
-    ) -> (ErasedSchema) -> (fields: [Bool], keyPaths: [Int: AnyKeyPath], holdsNoTargets: Bool) {
+    ) -> (ErasedSchema) -> (fields: [Bool], keyPaths: [Int: AnyKeyPath]) {
         { schema in
             let record = $probing.withValue(schema) { Root(backingData: BackingData()) }
             let backing = record.persistentBackingData
@@ -185,7 +178,7 @@ final class ErasedSchema: @unchecked Sendable {
                 keyPaths[slot] = backing.reachedKeyPath
                 return true
             }
-            return (fields, keyPaths, schema.relationships.allSatisfy { $0.read(record).isEmpty })
+            return (fields, keyPaths)
         }
     }
 

@@ -136,14 +136,10 @@ extension ModelContext {
     /// Sets no target in every relationship of a record whose row named none, and takes its snapshot.
     private func settleWithoutTargets(_ unloaded: Unloaded) {
         let registration = unloaded.registration
-        // A record made for a row most often holds no target already (a record type whose every attribute
-        // is a field is known to): a key-path write is twice a read, and an app's `didSet` need not see a
-        // relationship set to what it is.
-        if !registration.schema.madeHoldsNoTargets {
-            for relationship in registration.schema.relationships
-            where !relationship.read(registration.object).isEmpty {
-                relationship.write(registration.object, [])
-            }
+        // A record made for a row most often holds no target already: a key-path write is twice a read,
+        // and an app's `didSet` need not see a relationship set to what it is.
+        for relationship in registration.schema.relationships where !relationship.read(registration.object).isEmpty {
+            relationship.write(registration.object, [])
         }
         registration.snapshot = Snapshot(attributes: unloaded.attributes, relationships: registration.schema.noTargets)
     }
