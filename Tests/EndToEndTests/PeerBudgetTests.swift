@@ -107,13 +107,7 @@ import Glibc
     /// them stays under the backlog bound and does not grow.
     @Test func nonReadingSubscribersHoldBoundedMemory() throws {
         let fixture = try EventFixture(options: ["--heartbeat-interval", "100ms"])
-        try Self.history(fixture, 400)
-        var idle: [SocketClient] = []
-        for _ in 0..<20 {
-            let client = try fixture.client()
-            client.send(#"{"op":"subscribe","since":0,"values":true}"# + "\n")
-            idle.append(client)
-        }
+        var idle = try Self.longBacklogSubscribers(fixture)
         // Once every backlog has filled up to its bound, nothing more is queued: 20 heartbeats a second
         // for 20 subscribers would add about 16 KB in two seconds.
         let early = try Self.settledQueue(fixture)
@@ -129,13 +123,7 @@ import Glibc
     /// client's ping is answered while their backlogs are still being read, not after all of them.
     @Test func longBacklogsDoNotHoldOtherClients() throws {
         let fixture = try EventFixture()
-        try Self.history(fixture, 400)
-        var idle: [SocketClient] = []
-        for _ in 0..<20 {
-            let client = try fixture.client()
-            client.send(#"{"op":"subscribe","since":0,"values":true}"# + "\n")
-            idle.append(client)
-        }
+        var idle = try Self.longBacklogSubscribers(fixture)
         // Every subscribe was handled (its reply comes before any event); then both requests in one write, so
         // that they are answered in the same pass.
         for client in idle { #expect(client.readLine()?.contains(#""subscribed""#) == true) }
@@ -148,6 +136,16 @@ import Glibc
         #expect(settled > 20 * 128 * 1_024, "every backlog reached its bound: \(settled) bytes")
         #expect(atPong < settled / 4, "answered before the backlogs were read: \(atPong) of \(settled) bytes")
         idle.removeAll()
+    }
+
+    /// Twenty subscribers (`values`) that read nothing, sent their subscribe from 0 after 400 transactions.
+    static func longBacklogSubscribers(_ fixture: EventFixture) throws -> [SocketClient] {
+        try history(fixture, 400)
+        return try (0..<20).map { _ in
+            let client = try fixture.client()
+            client.send(#"{"op":"subscribe","since":0,"values":true}"# + "\n")
+            return client
+        }
     }
 
     /// The bytes queued once they stop growing: two readings 300 ms apart agree (and are not 0: the backlogs
