@@ -164,6 +164,22 @@ final class CDCategory: ManagedObject {
         #expect(held.title == "Task 0")
     }
 
+    /// A loaded object answers its stored attributes from what it read, without its context; once deleted
+    /// and saved, or once its context is gone, it answers none.
+    @Test func loadedObjectsAnswerOnlyWhileTheirContextHoldsThem() throws {
+        _ = try seed(try context(), count: 2)
+        var reader: ManagedObjectContext? = try context()
+        let tasks = try #require(reader).fetch(FetchRequest<CDTask>(entityName: "Task"))
+        #expect(tasks.map(\.title) == ["Task 0", "Task 1"])
+        reader?.delete(tasks[1])
+        #expect(tasks[1].title == "Task 1")
+        try reader?.save()
+        #expect(tasks[1].title == nil && tasks[1].managedObjectContext == nil)
+        reader = nil
+        #expect(tasks[0].managedObjectContext == nil)
+        #expect(tasks[0].title == nil)
+    }
+
     @Test func batchedFetchLoadsABatchAtATime() throws {
         _ = try seed(try context(), count: 25)
         let reader = try context()

@@ -38,28 +38,43 @@ extension ManagedObjectContext {
             }
             // Objects are made as their rows are read, and the new ones registered together once the query
             // is done: a fetch that fails registers none (held faults it passed stay filled, with what the
-            // file holds). A row comes once: the query's joins are to-ones, to-manys are `EXISTS`.
-            var made: [ManagedObject] = []
-            var classOf: (entity: String, type: ManagedObject.Type)?
+            // file holds). A row comes once: the query's joins are to-ones, to-manys are `EXISTS`. The rows'
+            // objects are gathered untyped and cast once at the end: an array of the generic `Result` costs a
+            // type lookup at every append in the per-row closure. Each new object is kept with its identity:
+            // registering reads no object again (by then most are out of the processor's caches).
+            var made: [(id: ManagedObjectID, object: ManagedObject)] = []
+            var objects: [ManagedObject] = []
+            let held = registered
+            let inserted = pending?.inserted ?? [:]
+            var classEntity = ""
+            var classType = ManagedObject.self
             try store.forEachSlottedObject(query) { stored in
-                if let object = pending?.inserted[stored.id.pk] {
-                    if let typed = object as? Result { result.append(typed) }
+                if !inserted.isEmpty, let object = inserted[stored.id.pk] {
+                    objects.append(object)
                     return
                 }
                 let id = identity(stored.id)
                 let object: ManagedObject
-                if let known = registered[id] {
+                if !held.isEmpty, let known = held[id] {
                     object = known
+                    if object.snapshot == nil { fill(object, from: stored) }
+                    if object.isDeleted { return }
                 } else {
-                    if classOf?.entity != id.entityName { classOf = (id.entityName, objectClass(id.entityName)) }
-                    object = make(id, as: classOf?.type ?? ManagedObject.self)
-                    made.append(object)
+                    if classEntity != id.entityName {
+                        classEntity = id.entityName
+                        classType = objectClass(id.entityName)
+                    }
+                    object = make(id, as: classType)
+                    fill(object, from: stored, isOfObjectEntity: true)
+                    made.append((id, object))
                 }
-                if object.snapshot == nil { fill(object, from: stored) }
-                if !object.isDeleted, let typed = object as? Result { result.append(typed) }
+                objects.append(object)
             }
             registered.reserveCapacity(registered.count + made.count)
-            for object in made { registered[object.objectID] = object }
+            for (id, object) in made { registered[id] = object }
+            // The same type: the array as it is, not checked element by element.
+            if Result.self == ManagedObject.self { return unsafeBitCast(objects, to: [Result].self) }
+            result = objects.compactMap { $0 as? Result }
         } catch let error as CoreDataError {
             throw error
         } catch {

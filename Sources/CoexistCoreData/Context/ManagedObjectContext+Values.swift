@@ -24,24 +24,20 @@ extension ManagedObjectContext {
         fill(object, from: stored)
     }
 
-    func fill(_ object: ManagedObject, from stored: SlottedObject) {
+    /// Gives `object` the stored state `stored` (`isOfObjectEntity`: whether the row is of the object's own
+    /// entity, when the caller knows it).
+    func fill(_ object: ManagedObject, from stored: SlottedObject, isOfObjectEntity: Bool? = nil) {
         object.snapshot = ManagedObject.Snapshot(
             version: stored.version,
             slots: stored.slots,
             values: stored.values,
             toOne: stored.toOne.isEmpty ? [:] : stored.toOne.mapValues(identity),
-            isOfObjectEntity: stored.id.entity == object.entity
+            isOfObjectEntity: isOfObjectEntity ?? (stored.id.entity == object.entity)
         )
-        object.batch = nil
+        if object.batch != nil { object.batch = nil }
     }
 
     func value(of object: ManagedObject, _ key: String) throws(CoreDataError) -> Any? {
-        // The common read, a stored attribute of a loaded object with no unsaved change: one lookup.
-        if object.pending.isEmpty, !object.isInserted, object.snapshot?.isOfObjectEntity == true,
-            let value = object.snapshot?.storedValue(key)
-        {
-            return value
-        }
         if object.pending[key] != nil { return object.pendingValue(key) }
         if let attribute = attribute(object.entity, key) {
             if object.isInserted { return ValueBridge.value(attribute.defaultValue?.value ?? .null, attribute) }

@@ -87,6 +87,12 @@ public final class ManagedObjectContext {
         }
     }
 
+    /// Objects that outlive their context keep no stored values: they answer no key, as before they were
+    /// loaded (``ManagedObject/value(forKey:)`` reads a loaded object's values without its context).
+    deinit {
+        for object in registered.values { object.snapshot = nil }
+    }
+
     /// Makes fetches return objects of `type` for its ``ManagedObject/entityName`` (and, for
     /// `entityName`, the given one instead).
     public func register(_ type: ManagedObject.Type, forEntityName entityName: String? = nil) {

@@ -54,9 +54,9 @@ open class ManagedObject: Hashable, CustomStringConvertible {
         func attribute(_ name: String) -> AttributeValue? { slots.slot(of: name).map { values[$0] } }
 
         /// The app-facing value of the stored attribute `name` (`.some(nil)` when it is null), or nil when the
-        /// entity stores no such attribute.
+        /// entity stores no such attribute or the row is of a sub-entity the identity did not name.
         func storedValue(_ name: String) -> Any?? {
-            guard let slot = slots.slot(of: name) else { return nil }
+            guard isOfObjectEntity, let slot = slots.slot(of: name) else { return nil }
             return .some(ValueBridge.value(values[slot], type: slots.types[slot]))
         }
     }
@@ -108,6 +108,13 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     /// The value of the attribute or relationship `key`; nil when unset, unknown, or no longer in the store
     /// (``lastAccessError`` says which).
     public func value(forKey key: String) -> Any? {
+        // The common read, a stored attribute of a loaded object with no unsaved change: answered from the
+        // snapshot, without the context (a deleted object, the only kind a context forgets, and an object
+        // whose context is gone hold none).
+        if !isDeleted, !isInserted, pending.isEmpty, let value = snapshot?.storedValue(key) {
+            if lastAccessError != nil { lastAccessError = nil }
+            return value
+        }
         guard let context = managedObjectContext else { return pendingValue(key) }
         do {
             let value = try context.value(of: self, key)

@@ -16,24 +16,54 @@ struct RowDecoder {
     let plans: [Int: EntityPlan]
 
     /// The columns one entity's rows decode: each stored attribute's position, each to-one's key (and
-    /// entity number) positions. A class: a row's decoding borrows it rather than copying its arrays.
+    /// entity number) positions. A class of constants: a row's decoding borrows it rather than copying its
+    /// arrays, and reads it without exclusivity checks.
     final class EntityPlan {
-        var entity: Entity
-        var attributes: [(attribute: Attribute, column: String, position: Int)]
+        let entity: Entity
+        /// Each stored attribute with its column and the column's position, in slot order.
+        let attributes: [(attribute: Attribute, column: String, position: Int)]
         /// Each stored to-one: its name, destination entity, key position, entity number position and
         /// destination table (names only: copying the relationship descriptions at every row cost more).
-        var toOnes: [(name: String, destination: String, position: Int, entityPosition: Int?, destinationTable: String)]
+        let toOnes: [(name: String, destination: String, position: Int, entityPosition: Int?, destinationTable: String)]
+        /// What a row's decoding reads of each attribute, in slot order, apart from its name and description
+        /// (copying those at every row cost more than decoding).
+        let decoding: [(position: Int, type: AttributeType, external: Bool)]
+        /// The attribute names in slot order, shared by the rows decoded.
+        let slots: AttributeSlots
 
-        /// What a row's decoding reads of each attribute, apart from the attribute descriptions (copying
-        /// those at every row cost more than decoding).
-        var decoding: [(name: String, position: Int, type: AttributeType, external: Bool)] = []
-        /// The attribute names in ``decoding``'s order, shared by the rows decoded.
-        var slots = AttributeSlots([], types: [])
-
-        init(entity: Entity) {
+        init(
+            entity: Entity,
+            mapping: EntityMapping,
+            model: Model,
+            schema: StoreSchema,
+            positions: [String: Int]
+        ) {
             self.entity = entity
-            attributes = []
-            toOnes = []
+            var attributes: [(attribute: Attribute, column: String, position: Int)] = []
+            for attribute in model.allAttributes(of: entity) where !attribute.isTransient {
+                guard case .attribute(let column) = mapping.properties[attribute.name], let position = positions[column]
+                else { continue }
+                attributes.append((attribute, column, position))
+            }
+            var toOnes:
+                [(name: String, destination: String, position: Int, entityPosition: Int?, destinationTable: String)] =
+                    []
+            for relationship in model.allRelationships(of: entity)
+            where !relationship.isToMany && !relationship.isTransient {
+                guard case .toOne(let column, let entityColumn, _) = mapping.properties[relationship.name],
+                    let position = positions[column]
+                else { continue }
+                toOnes.append(
+                    (
+                        relationship.name, relationship.destination, position, entityColumn.flatMap { positions[$0] },
+                        schema.entities[relationship.destination]?.table ?? ""
+                    )
+                )
+            }
+            self.attributes = attributes
+            self.toOnes = toOnes
+            decoding = attributes.map { ($0.position, $0.attribute.type, $0.attribute.allowsExternalBinaryDataStorage) }
+            slots = AttributeSlots(attributes.map(\.attribute.name), types: attributes.map(\.attribute.type))
         }
     }
 
@@ -63,29 +93,13 @@ struct RowDecoder {
         var plans: [Int: EntityPlan] = [:]
         for (number, mapping) in numbers {
             guard let entity = model.entity(named: mapping.name) else { continue }
-            let plan = EntityPlan(entity: entity)
-            for attribute in model.allAttributes(of: entity) where !attribute.isTransient {
-                guard case .attribute(let column) = mapping.properties[attribute.name], let position = positions[column]
-                else { continue }
-                plan.attributes.append((attribute, column, position))
-                plan.decoding.append(
-                    (attribute.name, position, attribute.type, attribute.allowsExternalBinaryDataStorage)
-                )
-            }
-            for relationship in model.allRelationships(of: entity)
-            where !relationship.isToMany && !relationship.isTransient {
-                guard case .toOne(let column, let entityColumn, _) = mapping.properties[relationship.name],
-                    let position = positions[column]
-                else { continue }
-                plan.toOnes.append(
-                    (
-                        relationship.name, relationship.destination, position, entityColumn.flatMap { positions[$0] },
-                        schema.entities[relationship.destination]?.table ?? ""
-                    )
-                )
-            }
-            plan.slots = AttributeSlots(plan.decoding.map(\.name), types: plan.decoding.map(\.type))
-            plans[number] = plan
+            plans[number] = EntityPlan(
+                entity: entity,
+                mapping: mapping,
+                model: model,
+                schema: schema,
+                positions: positions
+            )
         }
         self.plans = plans
         selectList = columns.map(SQLIdentifier.quoted).joined(separator: ", ")
@@ -117,7 +131,7 @@ struct RowDecoder {
         let entity = plan.entity
         var values: [AttributeValue] = []
         values.reserveCapacity(plan.decoding.count)
-        for (index, (_, position, type, external)) in plan.decoding.enumerated() {
+        for (index, (position, type, external)) in plan.decoding.enumerated() {
             do {
                 values.append(try AttributeCodec.decode(row[position], type: type, external: external))
             } catch {

@@ -18,8 +18,15 @@ public final class AttributeSlots: Sendable {
         self.slots = slots
     }
 
-    /// The slot of the attribute `name`, or nil when the entity stores no such attribute.
-    public func slot(of name: String) -> Int? { slots[name] }
+    /// The slot of the attribute `name`, or nil when the entity stores no such attribute. A short list is
+    /// searched in order: comparing a few short names costs less than hashing one.
+    public func slot(of name: String) -> Int? {
+        if names.count <= Self.scanned { return names.firstIndex(of: name) }
+        return slots[name]
+    }
+
+    /// The most names ``slot(of:)`` searches in order.
+    static let scanned = 12
 }
 
 /// One object read from a Core Data store with its attributes by slot: what a context holding many objects
