@@ -138,6 +138,36 @@ import Glibc
         idle.removeAll()
     }
 
+    /// A backlog whose read fails (a stored value that fits no attribute type, read for `values`) is tried
+    /// again after a delay, not at once: the subscriber is told at each try, the tries come tens of
+    /// milliseconds apart rather than back to back (five, and it would be closed for its errors), and once
+    /// the row is mended the backlog goes on to its end.
+    @Test func aFailedBacklogReadIsTriedAgainLater() throws {
+        let fixture = try EventFixture()
+        var tokens: [Int64] = []
+        for index in 0..<3 { tokens.append(try fixture.legacyInsert("retried \(index)")) }
+        let last = try #require(tokens.last)
+        #expect(
+            try Self.reply(fixture, #"{"op":"wait","token":\#(last),"timeout":20000}"#)["type"] as? String == "waited"
+        )
+        let writer = try Connection(path: fixture.shared.legacy.path)
+        try writer.run("UPDATE ZTASK SET ZPRIORITY = 'high' WHERE ZTITLE = 'retried 0'")
+        let subscriber = try fixture.client()
+        subscriber.send(#"{"op":"subscribe","since":0,"values":true}"# + "\n")
+        var failures: [ContinuousClock.Instant] = []
+        while failures.count < 2, let line = subscriber.readLine() {
+            if line.contains(#""code":"internal""#) { failures.append(.now) }
+        }
+        try #require(failures.count == 2)
+        let apart = failures[1] - failures[0]
+        #expect(apart >= .milliseconds(40), "tried again after \(apart)")
+        try writer.run("UPDATE ZTASK SET ZPRIORITY = 1 WHERE ZTITLE = 'retried 0'")
+        let messages = try fixture.collect(subscriber) { $0["type"] as? String == "end_of_backlog" }
+        #expect(messages.last?["type"] as? String == "end_of_backlog")
+        let delivered = Set(messages.compactMap { $0["type"] as? String == "event" ? $0["token"] as? Int : nil })
+        #expect(Set(tokens.map(Int.init)).isSubset(of: delivered))
+    }
+
     /// Twenty subscribers (`values`) that read nothing, sent their subscribe from 0 after 400 transactions.
     static func longBacklogSubscribers(_ fixture: EventFixture) throws -> [SocketClient] {
         try history(fixture, 400)
