@@ -280,11 +280,15 @@ public final class Daemon {
             if due {
                 // While the bridge thread is in a pass no other commit can land, and the WAL writes are its
                 // own: it signals when it commits. Otherwise an app's commit may still be becoming visible.
-                if watcher.commitLanded(waitForCommit: fileEvent && !worker.inPass.load(ordering: .acquiring)) {
-                    unpublished = true
-                    worker.commitLanded()
-                }
+                let landed = watcher.commitLanded(
+                    waitForCommit: fileEvent && !worker.inPass.load(ordering: .acquiring)
+                )
+                if landed { unpublished = true }
                 let published = publishIfUnpublished()
+                // The bridge thread is woken once the subscribers have the commit: woken first, it was often
+                // run at once on this thread's processor (where its wake-up is placed), holding the events
+                // back for its whole pass while the other processor idled.
+                if landed { worker.commitLanded() }
                 // The publisher is handed what the event service reads (its feed); what the event service
                 // could not read, the publisher reads from the history itself.
                 if !published || server == nil { publisher?.commitLanded() }
