@@ -284,11 +284,18 @@ public final class Daemon {
                     waitForCommit: fileEvent && !worker.inPass.load(ordering: .acquiring)
                 )
                 if landed { unpublished = true }
-                let published = publishIfUnpublished()
-                // The bridge thread is woken once the subscribers have the commit: woken first, it was often
-                // run at once on this thread's processor (where its wake-up is placed), holding the events
-                // back for its whole pass while the other processor idled.
-                if landed { worker.commitLanded() }
+                // The bridge thread is woken once the subscribers have the first commit published: woken
+                // first, it was often run at once on this thread's processor (where its wake-up is placed),
+                // holding the events back for its whole pass while the other processor idled. Not after the
+                // last: a burst of commits would hold the mirror back for all of them.
+                var bridgeWoken = false
+                func wakeBridge() {
+                    guard landed, !bridgeWoken else { return }
+                    bridgeWoken = true
+                    worker.commitLanded()
+                }
+                let published = publishIfUnpublished(firstHandled: wakeBridge)
+                wakeBridge()
                 // The publisher is handed what the event service reads (its feed); what the event service
                 // could not read, the publisher reads from the history itself.
                 if !published || server == nil { publisher?.commitLanded() }
@@ -346,12 +353,13 @@ public final class Daemon {
 
     /// Publishes what was committed since the last time, when the commit watcher saw a commit (by the
     /// bridge thread or another process) not published yet. A failure is retried at the next wake-up.
-    /// Returns false when publishing failed.
+    /// `firstHandled` is called once the first of those commits is published. Returns false when publishing
+    /// failed.
     @discardableResult
-    func publishIfUnpublished() -> Bool {
+    func publishIfUnpublished(firstHandled: () -> Void = {}) -> Bool {
         guard unpublished else { return true }
         do {
-            try server?.publish(now: Monotonic.now())
+            try server?.publish(now: Monotonic.now(), firstHandled: firstHandled)
             unpublished = false
             publishWarning.recovered("publishing events works again", logger: logger)
             return true

@@ -78,8 +78,10 @@ extension EventServer {
     }
 
     /// Gives live subscribers the events of every transaction committed since the last call, in token order.
-    public func publish(now: UInt64) throws {
-        try inOneSnapshot { try publishPending() }
+    /// `firstHandled` is called once the first of them is (delivered, or passed over), not at all when there
+    /// is none: the caller may wake other work then rather than after the last.
+    public func publish(now: UInt64, firstHandled: () -> Void = {}) throws {
+        try inOneSnapshot { try publishPending(firstHandled: firstHandled) }
         // A client closed since (a write failed) noted it.
         if attention.periodic { for client in clients.values where client.closed { remove(client) } }
     }
@@ -95,7 +97,14 @@ extension EventServer {
         subscription.live ? max(subscription.position, published) : subscription.position
     }
 
-    func publishPending() throws {
+    func publishPending(firstHandled: () -> Void = {}) throws {
+        var handledOne = false
+        func handled() {
+            if !handledOne {
+                handledOne = true
+                firstHandled()
+            }
+        }
         let last = try source.lastToken()
         while published < last {
             let page = try source.transactions(after: published, through: last, limit: 256)
@@ -134,6 +143,7 @@ extension EventServer {
                         EventFeed.Transaction(token: transaction.token, after: published, isMirror: true, events: nil)
                     )
                     published = transaction.token
+                    handled()
                     continue
                 }
                 // Subscribers catching up will want these events soon: they are encoded (and kept) even when
@@ -161,6 +171,7 @@ extension EventServer {
                 )
                 deliver(events, of: transaction.token)
                 published = transaction.token
+                handled()
             }
         }
     }

@@ -176,7 +176,7 @@ final class CDCategory: ManagedObject {
         try reader?.save()
         #expect(tasks[1].title == nil && tasks[1].managedObjectContext == nil)
         reader = nil
-        #expect(tasks[0].managedObjectContext == nil)
+        #expect(tasks[0].managedObjectContext == nil && !tasks[0].isFault)
         #expect(tasks[0].title == nil)
     }
 

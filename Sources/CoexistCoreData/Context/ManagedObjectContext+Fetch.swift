@@ -44,31 +44,35 @@ extension ManagedObjectContext {
             // registering reads no object again (by then most are out of the processor's caches).
             var made: [(id: ManagedObjectID, object: ManagedObject)] = []
             var objects: [ManagedObject] = []
-            let held = registered
-            let inserted = pending?.inserted ?? [:]
-            var classEntity = ""
-            var classType = ManagedObject.self
-            try store.forEachSlottedObject(query) { stored in
-                if !inserted.isEmpty, let object = inserted[stored.id.pk] {
-                    objects.append(object)
-                    return
-                }
-                let id = identity(stored.id)
-                let object: ManagedObject
-                if !held.isEmpty, let known = held[id] {
-                    object = known
-                    if object.snapshot == nil { fill(object, from: stored) }
-                    if object.isDeleted { return }
-                } else {
-                    if classEntity != id.entityName {
-                        classEntity = id.entityName
-                        classType = objectClass(id.entityName)
+            // The identity map as it was, read without an access check per row; let go before it grows (a
+            // copy still held then would make it copy its storage).
+            do {
+                let held = registered
+                let inserted = pending?.inserted ?? [:]
+                var classEntity = ""
+                var classType = ManagedObject.self
+                try store.forEachSlottedObject(query) { stored in
+                    if !inserted.isEmpty, let object = inserted[stored.id.pk] {
+                        objects.append(object)
+                        return
                     }
-                    object = make(id, as: classType)
-                    fill(object, from: stored, isOfObjectEntity: true)
-                    made.append((id, object))
+                    let id = identity(stored.id)
+                    let object: ManagedObject
+                    if !held.isEmpty, let known = held[id] {
+                        object = known
+                        if object.snapshot == nil { fill(object, from: stored) }
+                        if object.isDeleted { return }
+                    } else {
+                        if classEntity != id.entityName {
+                            classEntity = id.entityName
+                            classType = objectClass(id.entityName)
+                        }
+                        object = make(id, as: classType)
+                        fill(object, from: stored, isOfObjectEntity: true)
+                        made.append((id, object))
+                    }
+                    objects.append(object)
                 }
-                objects.append(object)
             }
             registered.reserveCapacity(registered.count + made.count)
             for (id, object) in made { registered[id] = object }

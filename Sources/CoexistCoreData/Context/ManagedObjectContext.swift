@@ -87,10 +87,10 @@ public final class ManagedObjectContext {
         }
     }
 
-    /// Objects that outlive their context keep no stored values: they answer no key, as before they were
-    /// loaded (``ManagedObject/value(forKey:)`` reads a loaded object's values without its context).
+    /// Objects that outlive their context answer no key (``ManagedObject/value(forKey:)`` reads a loaded
+    /// object's values without its context while it lives).
     deinit {
-        for object in registered.values { object.snapshot = nil }
+        for object in registered.values { object.outlivedContext = true }
     }
 
     /// Makes fetches return objects of `type` for its ``ManagedObject/entityName`` (and, for

@@ -72,6 +72,8 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     var pending: [String: Pending] = [:]
     var problems: [CoreDataError] = []
     var batch: BatchLoader?
+    /// Set when the context that held the object went away: its values are no longer answered.
+    var outlivedContext = false
     /// Whether the object was inserted and not saved yet.
     public internal(set) var isInserted = false
     /// Whether the object is deleted (pending the next save, or saved).
@@ -109,9 +111,9 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     /// (``lastAccessError`` says which).
     public func value(forKey key: String) -> Any? {
         // The common read, a stored attribute of a loaded object with no unsaved change: answered from the
-        // snapshot, without the context (a deleted object, the only kind a context forgets, and an object
-        // whose context is gone hold none).
-        if !isDeleted, !isInserted, pending.isEmpty, let value = snapshot?.storedValue(key) {
+        // snapshot, without loading the context's weak reference (not for a deleted object, the only kind a
+        // context forgets, nor for one whose context is gone: neither has one).
+        if !isDeleted, !isInserted, !outlivedContext, pending.isEmpty, let value = snapshot?.storedValue(key) {
             if lastAccessError != nil { lastAccessError = nil }
             return value
         }
