@@ -41,7 +41,7 @@ extension ManagedObjectContext {
             // file holds). A row comes once: the query's joins are to-ones, to-manys are `EXISTS`. The rows'
             // objects are gathered untyped and cast once at the end: an array of the generic `Result` costs a
             // type lookup at every append in the per-row closure. Each new object is kept with its identity:
-            // registering reads no object again (by then most are out of the processor's caches).
+            // registering reads no object again.
             var made: [(id: ManagedObjectID, object: ManagedObject)] = []
             var objects: [ManagedObject] = []
             // The identity map as it was, read without an access check per row; let go before it grows (a
