@@ -12,10 +12,10 @@ extension Daemon {
         // signals when it commits. Otherwise an app's commit may still be becoming visible.
         let landed = watcher.commitLanded(waitForCommit: fileEvent && !worker.inPass.load(ordering: .acquiring))
         if landed { unpublished = true }
-        // The bridge thread is woken once the subscribers have the first commit published: woken first, it
-        // was often run at once on this thread's processor (where its wake-up is placed), holding the events
-        // back for its whole pass while the other processor idled. Not after the last: a burst of commits
-        // would hold the mirror back for all of them.
+        // The bridge thread is woken once the subscribers have the first commit published that is not its
+        // own: woken first, it was often run at once on this thread's processor (where its wake-up is placed),
+        // holding the events back for its whole pass while the other processor idled. Not after the last: a
+        // burst of commits would hold the mirror back for all of them.
         var bridgeWoken = false
         func wakeBridge() {
             guard landed, !bridgeWoken else { return }
@@ -32,8 +32,8 @@ extension Daemon {
 
     /// Publishes what was committed since the last time, when the commit watcher saw a commit (by the
     /// bridge thread or another process) not published yet. A failure is retried at the next wake-up.
-    /// `firstHandled` is called once the first of those commits is published. Returns false when publishing
-    /// failed.
+    /// `firstHandled` is called once the first of those commits that is not the bridge's own is published.
+    /// Returns false when publishing failed.
     @discardableResult
     func publishIfUnpublished(firstHandled: () -> Void = {}) -> Bool {
         guard unpublished else { return true }

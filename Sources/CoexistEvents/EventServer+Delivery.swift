@@ -78,8 +78,8 @@ extension EventServer {
     }
 
     /// Gives live subscribers the events of every transaction committed since the last call, in token order.
-    /// `firstHandled` is called once the first of them is (delivered, or passed over), not at all when there
-    /// is none: the caller may wake other work then rather than after the last.
+    /// `firstHandled` is called once the first of them that is not the bridge's own is delivered, not at all
+    /// when there is none: the caller may wake other work then rather than after the last.
     public func publish(now: UInt64, firstHandled: () -> Void = {}) throws {
         try inOneSnapshot { try publishPending(firstHandled: firstHandled) }
         // A client closed since (a write failed) noted it.
@@ -143,7 +143,6 @@ extension EventServer {
                         EventFeed.Transaction(token: transaction.token, after: published, isMirror: true, events: nil)
                     )
                     published = transaction.token
-                    handled()
                     continue
                 }
                 // Subscribers catching up will want these events soon: they are encoded (and kept) even when
@@ -171,7 +170,7 @@ extension EventServer {
                 )
                 deliver(events, of: transaction.token)
                 published = transaction.token
-                handled()
+                if !isMirror { handled() }
             }
         }
     }

@@ -178,6 +178,9 @@ final class CDCategory: ManagedObject {
         reader = nil
         #expect(tasks[0].managedObjectContext == nil && !tasks[0].isFault)
         #expect(tasks[0].title == nil)
+        let other = try context()
+        other.insert(tasks[0])
+        #expect(tasks[0].managedObjectContext == nil && !other.hasChanges)
     }
 
     @Test func batchedFetchLoadsABatchAtATime() throws {

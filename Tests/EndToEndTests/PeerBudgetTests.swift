@@ -109,12 +109,14 @@ import Glibc
         let fixture = try EventFixture(options: ["--heartbeat-interval", "100ms"])
         var idle = try Self.longBacklogSubscribers(fixture)
         // Once every backlog has filled up to its bound, nothing more is queued: 20 heartbeats a second
-        // for 20 subscribers would add about 16 KB in two seconds.
+        // for 20 subscribers would add about 16 KB in two seconds. A backlog whose events all fit may still
+        // be walking through the bridge's own transactions, which send nothing, when the queue looks settled
+        // (slowly, under ThreadSanitizer): its `end_of_backlog` comes later, under 64 bytes each.
         let early = try Self.settledQueue(fixture)
         sleep(2)
         let late = try #require(try Self.status(fixture)["queuedBytes"] as? Int)
         #expect(late <= 20 * 320 * 1_024, "at most about the backlog bound each: \(late) bytes")
-        #expect(late == early, "heartbeats do not pile up: \(early) → \(late) bytes")
+        #expect(late >= early && late - early <= 20 * 64, "heartbeats do not pile up: \(early) → \(late) bytes")
         #expect(try Self.reply(fixture, #"{"op":"ping"}"#)["type"] as? String == "pong")
         idle.removeAll()
     }
@@ -139,7 +141,7 @@ import Glibc
     }
 
     /// A backlog whose read fails (a stored value that fits no attribute type, read for `values`) is tried
-    /// again after a delay, not at once: the subscriber is told at each try, and the row mended 30 ms after
+    /// again after a delay, not at once: the subscriber is told at each try, and the row mended 5 ms after
     /// the first is read at a later try, before the five errors that close a client (tried back to back, the
     /// five come within a millisecond); the backlog then goes on to its end.
     @Test func aFailedBacklogReadIsTriedAgainLater() throws {
@@ -157,7 +159,7 @@ import Glibc
         var first = false
         while !first, let line = subscriber.readLine() { first = line.contains(#""code":"internal""#) }
         try #require(first)
-        usleep(30_000)
+        usleep(5_000)
         try writer.run("UPDATE ZTASK SET ZPRIORITY = 1 WHERE ZTITLE = 'retried 0'")
         let messages = try fixture.collect(subscriber) { $0["type"] as? String == "end_of_backlog" }
         let failures = 1 + messages.filter { $0["code"] as? String == "internal" }.count

@@ -110,9 +110,10 @@ public final class ManagedObjectContext {
         return type.init(entityName: entityName, insertInto: self)
     }
 
-    /// Starts tracking a new object; it is written by the next ``save()``.
+    /// Starts tracking a new object; it is written by the next ``save()``. An object deleted, or whose context
+    /// is gone, is not inserted: an object belongs to one context only (as a managed object does).
     public func insert(_ object: ManagedObject) {
-        guard object.managedObjectContext == nil, !object.isDeleted else { return }
+        guard object.managedObjectContext == nil, !object.isDeleted, !object.outlivedContext else { return }
         if object.objectID.storeIdentifier.isEmpty {
             object.objectID = ManagedObjectID(
                 temporaryFor: object.objectID.entityName,
