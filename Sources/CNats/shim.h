@@ -99,16 +99,20 @@ static inline natsStatus coexist_js_context(jsCtx **js, natsConnection *nc, int6
     return natsConnection_JetStream(js, nc, &options);
 }
 
-/// A pull subscription on `stream` for `subject`, as the durable consumer `durable`, from the messages
-/// stored after it is made, acknowledging nothing (a reader that measures delivery).
-static inline natsStatus coexist_js_pull_subscribe(natsSubscription **sub, jsCtx *js, const char *stream,
-                                                   const char *subject, const char *durable, jsErrCode *errCode) {
-    jsSubOptions options;
-    jsSubOptions_Init(&options);
-    options.Stream = stream;
-    options.Config.AckPolicy = js_AckNone;
-    options.Config.DeliverPolicy = js_DeliverNew;
-    return js_PullSubscribe(sub, js, subject, durable, NULL, &options, errCode);
+/// Adds the durable pull consumer `durable` on `stream` for `subject`, from the messages stored after it is
+/// made, acknowledging nothing (a reader that measures delivery), or checks the existing one.
+static inline natsStatus coexist_js_add_pull_consumer(jsCtx *js, const char *stream, const char *subject,
+                                                      const char *durable, jsErrCode *errCode) {
+    jsConsumerConfig config;
+    jsConsumerConfig_Init(&config);
+    config.Durable = durable;
+    config.FilterSubject = subject;
+    config.AckPolicy = js_AckNone;
+    config.DeliverPolicy = js_DeliverNew;
+    jsConsumerInfo *info = NULL;
+    natsStatus status = js_AddConsumer(&info, js, stream, &config, NULL, errCode);
+    if (info != NULL) jsConsumerInfo_Destroy(info);
+    return status;
 }
 
 /// A push consumer on `stream` for `subject` delivering to `deliver`, from the messages stored after it is

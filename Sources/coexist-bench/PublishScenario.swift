@@ -19,8 +19,8 @@ import Glibc
 ///   message received → last), side by side with this process publishing the same number of messages of the
 ///   same size through the same client, each acknowledged before the next (unpipelined publishing).
 /// - pull: a writer commits `pullRate` changes per second in 10-row transactions for 3 s while this process
-///   reads the stream as a durable pull consumer (batches of up to 10, each fetch waiting at most 100 ms):
-///   commit → change delivered to the consumer, every change.
+///   reads the stream as a durable pull consumer (a request for 256 messages always waiting on the server,
+///   each message taken as it comes): commit → change delivered to the consumer, every change.
 enum PublishScenario {
     struct Result: Sendable {
         var latency: Measure.Distribution
@@ -157,11 +157,8 @@ enum PublishScenario {
         arrivals.reserveCapacity(transactions * 10)
         let deadline = Measure.now() + 120_000_000_000
         while arrivals.count < transactions * 10, Measure.now() < deadline {
-            let messages = try consumer.fetch(batch: 10, timeout: 100, headers: ["Coexist-Token"])
-            let now = Measure.now()
-            for message in messages {
-                if let token = Int64(message.headers["Coexist-Token"] ?? "") { arrivals.append((token, now)) }
-            }
+            guard let message = try consumer.next(timeout: 100, headers: ["Coexist-Token"]) else { continue }
+            if let token = Int64(message.headers["Coexist-Token"] ?? "") { arrivals.append((token, Measure.now())) }
         }
         guard writer.wait() == 0 else { throw BenchError("the pull phase's writer failed") }
         var committedAt: [Int64: Int64] = [:]

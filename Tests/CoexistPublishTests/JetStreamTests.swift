@@ -31,33 +31,6 @@ import Testing
         #expect(stored.headers["Nats-Msg-Id"] == "store-1-0")
     }
 
-    /// A durable pull consumer gets what the stream stores after it is made, in order, with headers, in
-    /// batches no larger than asked; nothing is there for it afterwards.
-    @Test func aPullConsumerFetchesWhatTheStreamStoresAfterIt() throws {
-        let server = try NatsServer()
-        defer { server.stop() }
-        let js = try JetStream(servers: [server.url], name: "coexist-test")
-        try js.ensureStream("COEXIST", subject: "coexist.>")
-        _ = try js.publish(subject: "coexist.demo.Task.insert", data: [0], messageID: "before")
-        let consumer = try js.pullSubscribe(stream: "COEXIST", subject: "coexist.>", durable: "reader")
-        for token in 1...5 {
-            _ = try js.publish(
-                subject: "coexist.demo.Task.insert",
-                data: [UInt8(token)],
-                messageID: "m\(token)",
-                headers: [("Coexist-Token", "\(token)")]
-            )
-        }
-        var tokens: [String] = []
-        for _ in 0..<20 where tokens.count < 5 {
-            let batch = try consumer.fetch(batch: 3, timeout: 2_000, headers: ["Coexist-Token"])
-            #expect(batch.count <= 3)
-            tokens += batch.compactMap { $0.headers["Coexist-Token"] }
-        }
-        #expect(tokens == ["1", "2", "3", "4", "5"])
-        #expect(try consumer.fetch(batch: 3, timeout: 200).isEmpty)
-    }
-
     /// A stream of that name taking other subjects is refused, and left as it is.
     @Test func aStreamWithOtherSubjectsIsRefused() throws {
         let server = try NatsServer()

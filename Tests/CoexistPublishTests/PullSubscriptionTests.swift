@@ -1,0 +1,88 @@
+import CoexistPublish
+import TestSupport
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The pull consumer against a real nats-server: what the stream stores after it is made comes one message at
+/// a time, in order, with headers, as soon as it is stored (a batch is never waited for), across the end of
+/// each request's batch and after a request expired; releasing it deletes the consumer.
+@Suite struct PullSubscriptionTests {
+    private func publish(_ js: JetStream, _ tokens: ClosedRange<Int>) throws {
+        for token in tokens {
+            _ = try js.publish(
+                subject: "coexist.demo.Task.insert",
+                data: [UInt8(token)],
+                messageID: "m\(token)",
+                headers: [("Coexist-Token", "\(token)")]
+            )
+        }
+    }
+
+    private static func seconds() -> Double {
+        var now = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &now)
+        return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
+    }
+
+    @Test func messagesComeOneAtATimeInOrderAcrossBatches() throws {
+        let server = try NatsServer()
+        defer { server.stop() }
+        let js = try JetStream(servers: [server.url], name: "coexist-test")
+        try js.ensureStream("COEXIST", subject: "coexist.>")
+        _ = try js.publish(subject: "coexist.demo.Task.insert", data: [0], messageID: "before")
+        let consumer = try js.pullSubscribe(stream: "COEXIST", subject: "coexist.>", durable: "reader", batch: 3)
+        try publish(js, 1...1)
+        // One message of a batch of three: it comes at once, not when the batch is full or the wait is over.
+        let start = Self.seconds()
+        let first = try consumer.next(timeout: 20_000, headers: ["Coexist-Token"])
+        #expect(first?.headers["Coexist-Token"] == "1")
+        #expect(first?.data == [1])
+        #expect(Self.seconds() - start < 10, "waited for the batch")
+        try publish(js, 2...8)
+        var tokens: [String] = []
+        while tokens.count < 7, let message = try consumer.next(timeout: 5_000, headers: ["Coexist-Token"]) {
+            tokens.append(message.headers["Coexist-Token"] ?? "?")
+            #expect(message.headers["Status"] == nil)
+        }
+        #expect(tokens == (2...8).map { "\($0)" })
+        #expect(try consumer.next(timeout: 200) == nil)
+    }
+
+    /// Requests that expired (the server says `408`) are renewed at once: a message stored after them comes
+    /// within the wait, not a second past the expiry.
+    @Test func anExpiredRequestIsRenewed() throws {
+        let server = try NatsServer()
+        defer { server.stop() }
+        let js = try JetStream(servers: [server.url], name: "coexist-test")
+        try js.ensureStream("COEXIST", subject: "coexist.>")
+        let consumer = try js.pullSubscribe(
+            stream: "COEXIST",
+            subject: "coexist.>",
+            durable: "reader",
+            batch: 10,
+            expiry: 100
+        )
+        #expect(try consumer.next(timeout: 350) == nil, "three requests expired meanwhile")
+        try publish(js, 1...1)
+        #expect(try consumer.next(timeout: 600, headers: ["Coexist-Token"])?.headers["Coexist-Token"] == "1")
+    }
+
+    /// Releasing the subscription deletes its consumer: one made again under the same name starts from the
+    /// messages stored after it, not where the first one was.
+    @Test func releasingDeletesTheConsumer() throws {
+        let server = try NatsServer()
+        defer { server.stop() }
+        let js = try JetStream(servers: [server.url], name: "coexist-test")
+        try js.ensureStream("COEXIST", subject: "coexist.>")
+        var consumer: PullSubscription? = try js.pullSubscribe(stream: "COEXIST", subject: "coexist.>", durable: "r")
+        _ = consumer
+        consumer = nil
+        try publish(js, 1...1)
+        let again = try js.pullSubscribe(stream: "COEXIST", subject: "coexist.>", durable: "r")
+        try publish(js, 2...2)
+        #expect(try again.next(timeout: 5_000)?.data == [2])
+    }
+}
