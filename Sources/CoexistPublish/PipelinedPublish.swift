@@ -52,6 +52,12 @@ extension JetStream {
         let inbox = try replies()
         let base = nextReply
         nextReply += UInt64(window.count)
+        // The client library's messages sent and replies read, released together at the end: releasing one
+        // hands it to the library's collector thread and wakes that thread when it waits, a wake-up per
+        // message otherwise.
+        var spent: [OpaquePointer] = []
+        spent.reserveCapacity(window.count * 2)
+        defer { for message in spent { natsMsg_Destroy(message) } }
         var sent = 0
         for (index, outgoing) in window.enumerated() {
             // A message that cannot be sent (the connection is away) ends the window: the rest are unanswered.
@@ -59,7 +65,8 @@ extension JetStream {
             let status = try send(
                 outgoing,
                 reply: "\(inbox.prefix).\(base + UInt64(index))",
-                expecting: index > 0 ? window[index - 1].messageID : nil
+                expecting: index > 0 ? window[index - 1].messageID : nil,
+                spent: &spent
             )
             guard status == NATS_OK else {
                 if index == 0 { throw PublishError("publish", status) }
@@ -72,7 +79,8 @@ extension JetStream {
         var deadline = Self.monotonicMilliseconds() + timeout
         while answered < sent {
             let left = deadline - Self.monotonicMilliseconds()
-            guard let (replyNumber, outcome) = try nextReply(inbox, timeout: left, stream: stream) else { break }
+            guard let (replyNumber, outcome) = try nextReply(inbox, timeout: left, stream: stream, spent: &spent)
+            else { break }
             // Replies to an earlier window that timed out arrive late: they are not this window's. A reply
             // without its subject is the first unanswered message's (the others depend on it).
             let number = replyNumber ?? outcomes.firstIndex(of: .unanswered).map { base + UInt64($0) }
@@ -87,8 +95,14 @@ extension JetStream {
     }
 
     /// Sends `outgoing` with its id, `Nats-Expected-Last-Msg-Id: expecting` (when given) and its headers,
-    /// the reply going to `reply`; the client's status (an error building the message is thrown).
-    func send(_ outgoing: Outgoing, reply: String, expecting: String?) throws(PublishError) -> natsStatus {
+    /// the reply going to `reply`; the client's status (an error building the message is thrown). The
+    /// message is added to `spent`, for the caller to release.
+    func send(
+        _ outgoing: Outgoing,
+        reply: String,
+        expecting: String?,
+        spent: inout [OpaquePointer]
+    ) throws(PublishError) -> natsStatus {
         var message: OpaquePointer?
         var status = outgoing.data.withUnsafeBufferPointer { bytes in
             natsMsg_Create(
@@ -100,7 +114,7 @@ extension JetStream {
             )
         }
         guard status == NATS_OK, let message else { throw PublishError("message", status) }
-        defer { natsMsg_Destroy(message) }
+        spent.append(message)
         status = natsMsgHeader_Set(message, "Nats-Msg-Id", outgoing.messageID)
         if status == NATS_OK, let expecting {
             status = natsMsgHeader_Set(message, "Nats-Expected-Last-Msg-Id", expecting)
@@ -113,13 +127,17 @@ extension JetStream {
     }
 
     /// The next reply on `inbox` within `timeout` milliseconds: its number (nil when the client kept no
-    /// subject: a no-responders reply) and what it says; nil when none came.
+    /// subject: a no-responders reply) and what it says; nil when none came. The client library's message is
+    /// added to `spent`, for the caller to release.
     func nextReply(
         _ inbox: (prefix: String, subscription: Subscription),
         timeout: Int64,
-        stream: String
+        stream: String,
+        spent: inout [OpaquePointer]
     ) throws(PublishError) -> (number: UInt64?, outcome: Outcome)? {
-        guard timeout > 0, let reply = try inbox.subscription.reply(timeout: timeout) else { return nil }
+        guard timeout > 0, let reply = try inbox.subscription.reply(timeout: timeout, spent: &spent) else {
+            return nil
+        }
         switch reply {
         case .message(let message):
             return (

@@ -25,11 +25,12 @@ public final class Subscription {
         case noResponders(subject: String?)
     }
 
-    /// The next reply, waiting up to `timeout` milliseconds; nil when none came in time.
-    func reply(timeout: Int64) throws(PublishError) -> Reply? {
+    /// The next reply, waiting up to `timeout` milliseconds; nil when none came in time. The client
+    /// library's message is added to `spent`, for the caller to release.
+    func reply(timeout: Int64, spent: inout [OpaquePointer]) throws(PublishError) -> Reply? {
         var message: OpaquePointer?
         let status = natsSubscription_NextMsg(&message, subscription, timeout)
-        defer { if let message { natsMsg_Destroy(message) } }
+        if let message { spent.append(message) }
         switch status {
         case NATS_OK:
             guard let message else { return nil }
