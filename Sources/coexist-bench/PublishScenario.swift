@@ -13,7 +13,9 @@ import Glibc
 /// apart by their `Nats-Msg-Id` (a copy sent again counts once), and the stream must hold every change at
 /// the end.
 /// - latency: a writer process commits `count` one-row transactions at `rate` per second on the legacy side:
-///   commit → message at the server.
+///   commit → message at the server; and commit → message delivered to a pull consumer, which the server
+///   does once it has stored the message, when it acknowledges it to the publisher (an upper bound of commit
+///   → acknowledgement, the consumer's delivery included).
 /// - sustained: with coexistd stopped, a writer commits `changes` inserts in 100-row transactions; coexistd
 ///   starts again and publishes that backlog while it mirrors it: changes published per second (first
 ///   message received → last), side by side with this process publishing the same number of messages of the
@@ -25,6 +27,9 @@ enum PublishScenario {
     struct Result: Sendable {
         var latency: Measure.Distribution
         var missing: Int
+        /// Commit → delivered to a pull consumer (stored), and how many were not.
+        var stored: Measure.Distribution
+        var storedMissing: Int
         var changes: Int
         /// Changes per second published by coexistd, and messages per second published directly.
         var sustained: Double
@@ -54,7 +59,12 @@ enum PublishScenario {
         // Dropped before the pull phase: unread, it would take a copy of every message there.
         var subscription: Subscription? = try client.subscribe("coexist.>")
 
-        // Latency: one-row transactions at the rate.
+        // Latency: one-row transactions at the rate, taken as they reach the server and, on a thread of its
+        // own, as a pull consumer gets them (once stored: when the server acknowledges them).
+        let storedArrivals = StoredArrivals(
+            try client.pullSubscribe(stream: "BENCH", subject: "coexist.>", durable: "stored")
+        )
+        let storedReader = try WorkerThread(name: "bench-stored") { storedArrivals.read(count) }
         let output = store.directory + "/commits-publish"
         let writer = try ChildProcess(
             path: ChildProcess.executableDirectory() + "/coexist-bench",
@@ -70,14 +80,18 @@ enum PublishScenario {
             sample = message.data
         }
         guard writer.wait() == 0 else { throw BenchError("the writer failed") }
+        storedReader.join()
         var latencies: [Int64] = []
+        var storedLatencies: [Int64] = []
         var committed = 0
         for line in (Measure.readFile(output) ?? "").split(separator: "\n") {
             let fields = line.split(separator: " ")
             guard fields.count == 2, let token = Int64(fields[0]), let time = Int64(fields[1]) else { continue }
             committed += 1
             if let arrival = received[token] { latencies.append(arrival - time) }
+            if let arrival = storedArrivals.arrivals[token] { storedLatencies.append(arrival - time) }
         }
+        storedArrivals.release()
 
         // Sustained: a backlog of 100-row transactions, written while coexistd is stopped, published while it
         // is mirrored.
@@ -130,6 +144,8 @@ enum PublishScenario {
         return Result(
             latency: Measure.Distribution(latencies),
             missing: committed - latencies.count,
+            stored: Measure.Distribution(storedLatencies),
+            storedMissing: committed - storedLatencies.count,
             changes: arrived,
             sustained: sustained,
             direct: direct,
@@ -191,4 +207,31 @@ enum PublishScenario {
         _ = server.wait()
         throw BenchError("nats-server did not start (is it installed? .ci/install-deps installs it)")
     }
+}
+
+/// The pull consumer of the latency phase, read on a thread of its own: when each token arrived. Its owner
+/// reads `arrivals` only after joining that thread.
+private final class StoredArrivals: @unchecked Sendable {
+    private var consumer: PullSubscription?
+    private(set) var arrivals: [Int64: Int64] = [:]
+
+    init(_ consumer: PullSubscription) { self.consumer = consumer }
+
+    /// Reads until `count` tokens arrived, or nothing came for 10 s.
+    func read(_ count: Int) {
+        var quiet = 0
+        while arrivals.count < count, quiet < 100 {
+            guard let message = try? consumer?.next(timeout: 100, headers: ["Coexist-Token"]) else {
+                quiet += 1
+                continue
+            }
+            quiet = 0
+            if let token = Int64(message.headers["Coexist-Token"] ?? ""), arrivals[token] == nil {
+                arrivals[token] = Measure.now()
+            }
+        }
+    }
+
+    /// Deletes the consumer (it would take a copy of every later message).
+    func release() { consumer = nil }
 }

@@ -75,6 +75,14 @@ struct Report {
                 Self.distribution(result.latency)
             )
         )
+        rows.append(
+            (
+                "publish",
+                "legacy commit → stored, to a pull consumer (n \(result.stored.count), missing "
+                    + "\(result.storedMissing))",
+                Self.distribution(result.stored)
+            )
+        )
         let ratio = Double(Int(result.sustained / max(result.direct, 1) * 100)) / 100
         rows.append(
             (
@@ -93,6 +101,7 @@ struct Report {
         )
         fields.append(
             "\"publish\":{\"latency\":\(Self.json(result.latency)),\"missing\":\(result.missing),"
+                + "\"stored\":\(Self.json(result.stored)),\"storedMissing\":\(result.storedMissing),"
                 + "\"sustained\":\(Int(result.sustained)),\"direct\":\(Int(result.direct)),"
                 + "\"pull\":\(Self.json(result.pull)),\"pullMissing\":\(result.pullMissing)}"
         )
