@@ -57,7 +57,8 @@ enum BenchCommand {
                            vs the same rows read by raw SQL: rows per second of each
           publish          coexistd publishing to a nats-server it starts (Debian's): a writer commits
                            --count one-row transactions at --rate per second (defaults 2000 and 1000):
-                           commit → message received by a subscriber, p50/p99; then --changes inserts
+                           commit → message received by a subscriber, and → stored (delivered to a
+                           pull consumer once the server stored it), p50/p99; then --changes inserts
                            (default 20000) in 100-row transactions: changes published per second, beside
                            the same client publishing as many messages itself, acked one by one; then
                            --pull-rate changes per second (default 10000, 10-row transactions) for 3 s read
