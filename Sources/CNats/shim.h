@@ -115,6 +115,25 @@ static inline natsStatus coexist_js_add_pull_consumer(jsCtx *js, const char *str
     return status;
 }
 
+/// The pull requests waiting on the consumer `consumer` of `stream`; NATS_NOT_FOUND when there is no such
+/// consumer.
+static inline natsStatus coexist_js_consumer_waiting(jsCtx *js, const char *stream, const char *consumer,
+                                                     int64_t *waiting, jsErrCode *errCode) {
+    jsConsumerInfo *info = NULL;
+    natsStatus status = js_GetConsumerInfo(&info, js, stream, consumer, NULL, errCode);
+    if (status == NATS_OK && info != NULL) *waiting = info->NumWaiting;
+    if (info != NULL) jsConsumerInfo_Destroy(info);
+    return status;
+}
+
+/// How many times the connection reconnected.
+static inline uint64_t coexist_reconnects(natsConnection *nc, natsStatistics *stats) {
+    uint64_t reconnects = 0;
+    if (natsConnection_GetStats(nc, stats) == NATS_OK)
+        natsStatistics_GetCounts(stats, NULL, NULL, NULL, NULL, &reconnects);
+    return reconnects;
+}
+
 /// A push consumer on `stream` for `subject` delivering to `deliver`, from the messages stored after it is
 /// made, acknowledging nothing (an ephemeral consumer: the server removes it once nobody takes `deliver`).
 static inline natsStatus coexist_js_add_push_consumer(jsCtx *js, const char *stream, const char *subject,

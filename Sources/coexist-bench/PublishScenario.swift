@@ -81,6 +81,7 @@ enum PublishScenario {
         }
         guard writer.wait() == 0 else { throw BenchError("the writer failed") }
         storedReader.join()
+        if let failure = storedArrivals.failure { throw BenchError("the stored-message reader failed: \(failure)") }
         var latencies: [Int64] = []
         var storedLatencies: [Int64] = []
         var committed = 0
@@ -217,11 +218,21 @@ private final class StoredArrivals: @unchecked Sendable {
 
     init(_ consumer: PullSubscription) { self.consumer = consumer }
 
-    /// Reads until `count` tokens arrived, or nothing came for 10 s.
+    /// Why reading stopped early, if it did.
+    private(set) var failure: PublishError?
+
+    /// Reads until `count` tokens arrived, nothing came for 10 s, or reading failed.
     func read(_ count: Int) {
         var quiet = 0
         while arrivals.count < count, quiet < 100 {
-            guard let message = try? consumer?.next(timeout: 100, headers: ["Coexist-Token"]) else {
+            let message: JetStream.Message?
+            do {
+                message = try consumer?.next(timeout: 100, headers: ["Coexist-Token"])
+            } catch {
+                failure = error
+                return
+            }
+            guard let message else {
                 quiet += 1
                 continue
             }

@@ -1,4 +1,5 @@
 import CoexistPublish
+import Foundation
 import TestSupport
 import Testing
 
@@ -34,8 +35,20 @@ import Glibc
         try js.ensureStream("COEXIST", subject: "coexist.>")
         _ = try js.publish(subject: "coexist.demo.Task.insert", data: [0], messageID: "before")
         let consumer = try js.pullSubscribe(stream: "COEXIST", subject: "coexist.>", durable: "reader", batch: 3)
-        try publish(js, 1...1)
-        // One message of a batch of three: it comes at once, not when the batch is full or the wait is over.
+        // One message of a batch of three, stored while the consumer waits: it comes at once, not when the
+        // batch is full or the wait is over.
+        let url = server.url
+        Thread.detachNewThread {
+            usleep(300_000)
+            if let other = try? JetStream(servers: [url], name: "coexist-test-writer") {
+                _ = try? other.publish(
+                    subject: "coexist.demo.Task.insert",
+                    data: [1],
+                    messageID: "m1",
+                    headers: [("Coexist-Token", "1")]
+                )
+            }
+        }
         let start = Self.seconds()
         let first = try consumer.next(timeout: 20_000, headers: ["Coexist-Token"])
         #expect(first?.headers["Coexist-Token"] == "1")
@@ -45,15 +58,15 @@ import Glibc
         var tokens: [String] = []
         while tokens.count < 7, let message = try consumer.next(timeout: 5_000, headers: ["Coexist-Token"]) {
             tokens.append(message.headers["Coexist-Token"] ?? "?")
-            #expect(message.headers["Status"] == nil)
         }
         #expect(tokens == (2...8).map { "\($0)" })
         #expect(try consumer.next(timeout: 200) == nil)
     }
 
-    /// Requests that expired (the server says `408`) are renewed at once: a message stored after them comes
-    /// within the wait, not a second past the expiry.
-    @Test func anExpiredRequestIsRenewed() throws {
+    /// A request that expired (the server says `408`) is renewed within the wait, and a late word about an
+    /// earlier request renews nothing: one request waits at a time, also after a pause longer than the
+    /// expiry.
+    @Test func anExpiredRequestIsRenewedAndRequestsDoNotPileUp() throws {
         let server = try NatsServer()
         defer { server.stop() }
         let js = try JetStream(servers: [server.url], name: "coexist-test")
@@ -63,23 +76,35 @@ import Glibc
             subject: "coexist.>",
             durable: "reader",
             batch: 10,
-            expiry: 100
+            expiry: 1_000
         )
-        #expect(try consumer.next(timeout: 350) == nil, "three requests expired meanwhile")
+        // The first request expires after 1 s; the one sent then waits until about 2 s.
+        #expect(try consumer.next(timeout: 1_500) == nil)
+        #expect(try js.waitingRequests(stream: "COEXIST", consumer: "reader") == 1)
         try publish(js, 1...1)
-        #expect(try consumer.next(timeout: 600, headers: ["Coexist-Token"])?.headers["Coexist-Token"] == "1")
+        #expect(try consumer.next(timeout: 5_000, headers: ["Coexist-Token"])?.headers["Coexist-Token"] == "1")
+        // Not read for longer than the expiry and its second of grace: the next call sends one request, and
+        // the earlier requests' ends renew nothing.
+        usleep(2_500_000)
+        #expect(try consumer.next(timeout: 500) == nil)
+        #expect(try js.waitingRequests(stream: "COEXIST", consumer: "reader") == 1)
     }
 
-    /// Releasing the subscription deletes its consumer: one made again under the same name starts from the
-    /// messages stored after it, not where the first one was.
-    @Test func releasingDeletesTheConsumer() throws {
+    /// Releasing the subscription deletes the consumer it made: one made again under the same name starts
+    /// from the messages stored after it, not where the first one was. A consumer it found is kept.
+    @Test func releasingDeletesTheConsumerItMade() throws {
         let server = try NatsServer()
         defer { server.stop() }
         let js = try JetStream(servers: [server.url], name: "coexist-test")
         try js.ensureStream("COEXIST", subject: "coexist.>")
         var consumer: PullSubscription? = try js.pullSubscribe(stream: "COEXIST", subject: "coexist.>", durable: "r")
+        var found: PullSubscription? = try js.pullSubscribe(stream: "COEXIST", subject: "coexist.>", durable: "r")
+        _ = found
+        found = nil
+        #expect(try js.waitingRequests(stream: "COEXIST", consumer: "r") != nil, "the found one deleted it")
         _ = consumer
         consumer = nil
+        #expect(try js.waitingRequests(stream: "COEXIST", consumer: "r") == nil)
         try publish(js, 1...1)
         let again = try js.pullSubscribe(stream: "COEXIST", subject: "coexist.>", durable: "r")
         try publish(js, 2...2)
