@@ -88,7 +88,8 @@ public final class PullSubscription {
                 now = JetStream.monotonicMilliseconds()
             }
             guard now < deadline else { return nil }
-            let wait = max(1, min(deadline, requestDeadline) - now)
+            // At most 250 ms at a time: a reconnection (which loses the request) is looked for in between.
+            let wait = max(1, min(deadline, requestDeadline, now + 250) - now)
             guard let message = try inbox.next(timeout: wait, headers: names + ["Status", "Description"]) else {
                 // Nothing came: a reconnection lost the waiting request.
                 if coexist_reconnects(owner.connection, statistics) != reconnects { remaining = 0 }

@@ -110,4 +110,31 @@ import Glibc
         try publish(js, 2...2)
         #expect(try again.next(timeout: 5_000)?.data == [2])
     }
+
+    /// The server restarts: the request waiting there is gone with it (nothing says so). While the server is
+    /// away the consumer answers nil; once the client reconnected, it asks again at once, not at the
+    /// request's expiry.
+    @Test func aRequestLostWithTheServerIsSentAgain() throws {
+        let server = try NatsServer()
+        defer { server.stop() }
+        let js = try JetStream(servers: [server.url], name: "coexist-test")
+        try js.ensureStream("COEXIST", subject: "coexist.>")
+        let consumer = try js.pullSubscribe(
+            stream: "COEXIST",
+            subject: "coexist.>",
+            durable: "reader",
+            expiry: 60_000
+        )
+        #expect(try consumer.next(timeout: 200) == nil)
+        server.stop()
+        #expect(try consumer.next(timeout: 600) == nil)
+        try server.restart()
+        var published = false
+        for _ in 0..<100 where !published {
+            published = (try? publish(js, 1...1)) != nil
+            if !published { usleep(100_000) }
+        }
+        #expect(published)
+        #expect(try consumer.next(timeout: 10_000, headers: ["Coexist-Token"])?.headers["Coexist-Token"] == "1")
+    }
 }
