@@ -99,13 +99,16 @@ static inline natsStatus coexist_js_context(jsCtx **js, natsConnection *nc, int6
     return natsConnection_JetStream(js, nc, &options);
 }
 
-/// Adds the durable pull consumer `durable` on `stream` for `subject`, from the messages stored after it is
-/// made, acknowledging nothing (a reader that measures delivery), or checks the existing one.
-static inline natsStatus coexist_js_add_pull_consumer(jsCtx *js, const char *stream, const char *subject,
-                                                      const char *durable, jsErrCode *errCode) {
+/// Adds a consumer on `stream` for `subject`, from the messages stored after it is made, acknowledging
+/// nothing (a reader that measures delivery): with `durable` (and no `deliver`), the durable pull consumer
+/// of that name; with `deliver`, an ephemeral push consumer delivering there (the server removes it once
+/// nobody takes `deliver`).
+static inline natsStatus coexist_js_add_consumer(jsCtx *js, const char *stream, const char *subject,
+                                                 const char *durable, const char *deliver, jsErrCode *errCode) {
     jsConsumerConfig config;
     jsConsumerConfig_Init(&config);
     config.Durable = durable;
+    config.DeliverSubject = deliver;
     config.FilterSubject = subject;
     config.AckPolicy = js_AckNone;
     config.DeliverPolicy = js_DeliverNew;
@@ -132,22 +135,6 @@ static inline uint64_t coexist_reconnects(natsConnection *nc, natsStatistics *st
     if (natsConnection_GetStats(nc, stats) == NATS_OK)
         natsStatistics_GetCounts(stats, NULL, NULL, NULL, NULL, &reconnects);
     return reconnects;
-}
-
-/// A push consumer on `stream` for `subject` delivering to `deliver`, from the messages stored after it is
-/// made, acknowledging nothing (an ephemeral consumer: the server removes it once nobody takes `deliver`).
-static inline natsStatus coexist_js_add_push_consumer(jsCtx *js, const char *stream, const char *subject,
-                                                      const char *deliver, jsErrCode *errCode) {
-    jsConsumerConfig config;
-    jsConsumerConfig_Init(&config);
-    config.DeliverSubject = deliver;
-    config.FilterSubject = subject;
-    config.AckPolicy = js_AckNone;
-    config.DeliverPolicy = js_DeliverNew;
-    jsConsumerInfo *info = NULL;
-    natsStatus status = js_AddConsumer(&info, js, stream, &config, NULL, errCode);
-    if (info != NULL) jsConsumerInfo_Destroy(info);
-    return status;
 }
 
 #endif

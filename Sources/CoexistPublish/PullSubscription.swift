@@ -65,7 +65,7 @@ public final class PullSubscription {
     func attach(subject: String) throws(PublishError) {
         if try owner.waitingRequests(stream: stream, consumer: durable) != nil { return }
         var code = jsErrCode(0)
-        let status = coexist_js_add_pull_consumer(owner.context, stream, subject, durable, &code)
+        let status = coexist_js_add_consumer(owner.context, stream, subject, durable, nil, &code)
         guard status == NATS_OK else { throw PublishError("pull consumer \(stream) \(subject)", status, code) }
         madeConsumer = true
     }
@@ -190,7 +190,7 @@ extension JetStream {
     /// server removes a push consumer nobody listens to) reads them.
     public func addPushConsumer(stream: String, subject: String, deliver: String) throws(PublishError) {
         var code = jsErrCode(0)
-        let status = coexist_js_add_push_consumer(context, stream, subject, deliver, &code)
+        let status = coexist_js_add_consumer(context, stream, subject, nil, deliver, &code)
         guard status == NATS_OK else { throw PublishError("push consumer \(stream) → \(deliver)", status, code) }
     }
 }

@@ -11,6 +11,14 @@ import Glibc
 /// a time, in order, with headers, as soon as it is stored (a batch is never waited for), across the end of
 /// each request's batch and after a request expired; releasing it deletes the consumer.
 @Suite struct PullSubscriptionTests {
+    /// A server with the stream `COEXIST` taking `coexist.>`, and a client connected to it.
+    private static func stream() throws -> (NatsServer, JetStream) {
+        let server = try NatsServer()
+        let js = try JetStream(servers: [server.url], name: "coexist-test")
+        try js.ensureStream("COEXIST", subject: "coexist.>")
+        return (server, js)
+    }
+
     private func publish(_ js: JetStream, _ tokens: ClosedRange<Int>) throws {
         for token in tokens {
             _ = try js.publish(
@@ -29,10 +37,8 @@ import Glibc
     }
 
     @Test func messagesComeOneAtATimeInOrderAcrossBatches() throws {
-        let server = try NatsServer()
+        let (server, js) = try Self.stream()
         defer { server.stop() }
-        let js = try JetStream(servers: [server.url], name: "coexist-test")
-        try js.ensureStream("COEXIST", subject: "coexist.>")
         _ = try js.publish(subject: "coexist.demo.Task.insert", data: [0], messageID: "before")
         let consumer = try js.pullSubscribe(stream: "COEXIST", subject: "coexist.>", durable: "reader", batch: 3)
         // One message of a batch of three, stored while the consumer waits: it comes at once, not when the
@@ -67,10 +73,8 @@ import Glibc
     /// earlier request renews nothing: one request waits at a time, also after a pause longer than the
     /// expiry.
     @Test func anExpiredRequestIsRenewedAndRequestsDoNotPileUp() throws {
-        let server = try NatsServer()
+        let (server, js) = try Self.stream()
         defer { server.stop() }
-        let js = try JetStream(servers: [server.url], name: "coexist-test")
-        try js.ensureStream("COEXIST", subject: "coexist.>")
         let consumer = try js.pullSubscribe(
             stream: "COEXIST",
             subject: "coexist.>",
@@ -93,10 +97,8 @@ import Glibc
     /// Releasing the subscription deletes the consumer it made: one made again under the same name starts
     /// from the messages stored after it, not where the first one was. A consumer it found is kept.
     @Test func releasingDeletesTheConsumerItMade() throws {
-        let server = try NatsServer()
+        let (server, js) = try Self.stream()
         defer { server.stop() }
-        let js = try JetStream(servers: [server.url], name: "coexist-test")
-        try js.ensureStream("COEXIST", subject: "coexist.>")
         var consumer: PullSubscription? = try js.pullSubscribe(stream: "COEXIST", subject: "coexist.>", durable: "r")
         var found: PullSubscription? = try js.pullSubscribe(stream: "COEXIST", subject: "coexist.>", durable: "r")
         _ = found
@@ -115,10 +117,8 @@ import Glibc
     /// away the consumer answers nil; once the client reconnected, it asks again at once, not at the
     /// request's expiry.
     @Test func aRequestLostWithTheServerIsSentAgain() throws {
-        let server = try NatsServer()
+        let (server, js) = try Self.stream()
         defer { server.stop() }
-        let js = try JetStream(servers: [server.url], name: "coexist-test")
-        try js.ensureStream("COEXIST", subject: "coexist.>")
         let consumer = try js.pullSubscribe(
             stream: "COEXIST",
             subject: "coexist.>",
