@@ -8,7 +8,7 @@ internal import Glibc
 ///
 /// SQLite calls the handler with a count of prior calls for the same lock wait; count 0 starts a new wait.
 /// The handler sleeps with exponential backoff (50 µs doubling up to ``longestSleep``, with jitter) until the
-/// total wait exceeds the timeout, then returns 0 so that the statement fails with `SQLITE_BUSY`.
+/// total wait reaches the timeout, then returns 0 so that the statement fails with `SQLITE_BUSY`.
 /// See https://www.sqlite.org/c3ref/busy_handler.html.
 final class BusyHandlerState {
     var timeoutNanoseconds: UInt64
@@ -25,8 +25,8 @@ final class BusyHandlerState {
     }
 
     /// The longest sleep between two tries (ns). Locks on these files are held for a transaction, mostly a
-    /// millisecond or less, and a restarting checkpoint holds the write lock up to 5 ms; a waiter wakes at
-    /// most this long after the lock is free. With sleeps doubling to 20 ms, a writer behind a 5 ms hold woke
+    /// millisecond or less, and a restarting checkpoint holds the write lock up to 5 ms; a waiter tries again
+    /// about this long (at most 9/8 of it) after the lock is free. With sleeps doubling to 20 ms, a writer behind a 5 ms hold woke
     /// after 6.4 ms, and after 12.8 ms behind a 7 ms one: such stalls made a writer at 1,000 commits/s commit
     /// in bursts.
     static let longestSleep: UInt64 = 1_000_000
@@ -35,8 +35,10 @@ final class BusyHandlerState {
     /// timeout): 50 µs doubling up to ``longestSleep``, between 7/8 and 9/8 of that (jitter, so that waiters
     /// spread), never much past the timeout.
     func sleep(count: Int32, waited: UInt64) -> UInt64 {
+        // At most 50 µs << 9 (25.6 ms, above ``longestSleep``): a shift by 64 or more would give 0, a spin.
         let base = UInt64(50_000) << UInt64(min(max(count, 0), 9))
-        let capped = min(base, Self.longestSleep, timeoutNanoseconds &- waited)
+        let left = timeoutNanoseconds > waited ? timeoutNanoseconds - waited : 0
+        let capped = min(base, Self.longestSleep, left)
         let jitter = UInt64.random(in: 0...(capped / 4 + 1))
         return capped - capped / 8 + jitter
     }

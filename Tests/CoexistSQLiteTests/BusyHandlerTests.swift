@@ -24,6 +24,11 @@ import Testing
         for _ in 0..<50 {
             let sleep = state.sleep(count: 12, waited: 4_900_000)
             #expect(sleep <= 112_501, "\(sleep)")
+            #expect(state.sleep(count: 12, waited: 5_000_000) <= 1)
+            #expect(state.sleep(count: 12, waited: 9_000_000) <= 1)
+            // However many tries: never a zero sleep (a spin) while time is left.
+            #expect(state.sleep(count: 100, waited: 0) > 0)
         }
+        #expect(BusyHandlerState(timeoutMilliseconds: 0).shouldRetry(count: 0) == false)
     }
 }
