@@ -59,8 +59,8 @@ enum BenchCommand {
                            --count one-row transactions at --rate per second (defaults 2000 and 1000):
                            commit → message received by a subscriber, and → stored (delivered to a
                            pull consumer once the server stored it), p50/p99; then --changes inserts
-                           (default 20000) in 100-row transactions: changes published per second, beside
-                           the same client publishing as many messages itself, acked one by one; then
+                           (default 100000) in 100-row transactions: changes published per second, beside
+                           the same client publishing as many (at most 20000) itself, acked one by one; then
                            --pull-rate changes per second (default 10000, 10-row transactions) for 3 s read
                            by a durable pull consumer: commit → delivery, p50/p99
           all              every scenario above but publish (the default)
@@ -158,7 +158,7 @@ enum BenchCommand {
                     modelPath: model,
                     count: try number("count", 2_000),
                     rate: try number("rate", 1_000),
-                    changes: try number("changes", 20_000),
+                    changes: try number("changes", 100_000),
                     pullRate: try number("pull-rate", 10_000)
                 )
             )
