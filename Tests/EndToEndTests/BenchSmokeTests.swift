@@ -62,6 +62,16 @@ import Testing
             var socket: ConsumerArm
             var jetStream: ConsumerArm
         }
+        struct Publish: Decodable {
+            var latency: Distribution
+            var missing: Int
+            var stored: Distribution
+            var storedMissing: Int
+            var sustained: Int
+            var pull: Distribution
+            var pullMissing: Int
+        }
+        var publish: Publish?
         var consumers: Consumers?
         var snapshot: Snapshot?
         var adapterEnumerate: [AdapterEnumerate]?
@@ -153,6 +163,20 @@ import Testing
         }
         // Every socket subscriber times every transaction; the sampled JetStream consumers (10) too.
         #expect(consumers.socket.delivery.n == 12 * 2 && consumers.jetStream.delivery.n == 10 * 2)
+    }
+
+    /// Publishing to a real nats-server, small: every commit reaches the server, is stored (a pull consumer
+    /// gets it) and is read by the pull phase's consumer; the backlog is published whole (the bench checks
+    /// the stream holds every change once, and exits 1 otherwise).
+    @Test func publishingLosesNothing() throws {
+        let publish = try #require(
+            try summary(["publish", "--count", "50", "--rate", "200", "--changes", "500", "--pull-rate", "300"])
+                .publish
+        )
+        #expect(publish.latency.n == 50 && publish.missing == 0)
+        #expect(publish.stored.n == 50 && publish.storedMissing == 0)
+        #expect(publish.sustained > 0)
+        #expect(publish.pull.n == 900 && publish.pullMissing == 0)
     }
 
     /// The history listing runs over two sizes and reports both (it exits 0 only when the listing did).
