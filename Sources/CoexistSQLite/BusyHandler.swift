@@ -26,14 +26,14 @@ final class BusyHandlerState {
 
     /// The longest sleep between two tries (ns). Locks on these files are held for a transaction, mostly a
     /// millisecond or less, and a restarting checkpoint holds the write lock up to 5 ms; a waiter tries again
-    /// about this long (at most 9/8 of it) after the lock is free. With sleeps doubling to 20 ms, a writer behind a 5 ms hold woke
-    /// after 6.4 ms, and after 12.8 ms behind a 7 ms one: such stalls made a writer at 1,000 commits/s commit
-    /// in bursts.
+    /// about this long (at most 9/8 of it) after the lock is free. With sleeps doubling to 20 ms, a writer
+    /// behind a 5 ms hold woke after 6.4 ms, and after 12.8 ms behind a 7 ms one: such stalls made a writer
+    /// at 1,000 commits/s commit in bursts.
     static let longestSleep: UInt64 = 1_000_000
 
-    /// How long to sleep before try `count + 1` of a wait that has lasted `waited` ns (less than the
-    /// timeout): 50 µs doubling up to ``longestSleep``, between 7/8 and 9/8 of that (jitter, so that waiters
-    /// spread), never much past the timeout.
+    /// How long to sleep before try `count + 1` of a wait that has lasted `waited` ns: 50 µs doubling up to
+    /// ``longestSleep``, between 7/8 and 9/8 of that (jitter, so that waiters spread), never much past the
+    /// timeout (at most 1 ns once it is reached).
     func sleep(count: Int32, waited: UInt64) -> UInt64 {
         // At most 50 µs << 9 (25.6 ms, above ``longestSleep``): a shift by 64 or more would give 0, a spin.
         let base = UInt64(50_000) << UInt64(min(max(count, 0), 9))
