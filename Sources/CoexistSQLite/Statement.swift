@@ -111,6 +111,11 @@ public final class Statement {
         return try body(UnsafeBufferPointer(start: text, count: Int(sqlite3_column_bytes(handle, column))))
     }
 
+    /// Column `index` (0-based) of the current row read as an integer, as `sqlite3_column_int64` reads it
+    /// (NULL is 0; a real or text value is converted): for a column that holds integers only, such as a
+    /// rowid, without asking its storage class first.
+    public func int64(at index: Int) -> Int64 { sqlite3_column_int64(handle, Int32(index)) }
+
     /// The value of column `index` (0-based) of the current row, in its storage class.
     public func value(at index: Int) -> SQLiteValue {
         let column = Int32(index)
@@ -153,6 +158,10 @@ public struct Row {
 
     /// Whether column `index` (0-based) is NULL, without reading its value.
     public func isNull(_ index: Int) -> Bool { statement.isNull(at: index) }
+
+    /// Column `index` (0-based) read as an integer, as `sqlite3_column_int64` reads it (NULL is 0; a real or
+    /// text value is converted): for a column that holds integers only, such as a rowid.
+    public func int64(_ index: Int) -> Int64 { statement.int64(at: index) }
 
     /// The name of column `index` (0-based).
     public func name(_ index: Int) -> String { statement.columnName(index) }

@@ -30,8 +30,22 @@ extension ManagedObjectContext {
         object.snapshot = ManagedObject.Snapshot(
             version: stored.version,
             slots: stored.slots,
-            values: stored.values,
-            toOne: stored.toOne.isEmpty ? [:] : stored.toOne.mapValues(identity),
+            block: .holding(stored.values),
+            base: 0,
+            toOne: stored.toOne.isEmpty ? .init() : stored.toOne.mapValues(identity),
+            isOfObjectEntity: isOfObjectEntity ?? (stored.id.entity == object.entity)
+        )
+        if object.batch != nil { object.batch = nil }
+    }
+
+    /// Gives `object` the stored state `stored`, its values left in their block (a fetch's rows).
+    func fill(_ object: ManagedObject, from stored: BlockObject, isOfObjectEntity: Bool? = nil) {
+        object.snapshot = ManagedObject.Snapshot(
+            version: stored.version,
+            slots: stored.slots,
+            block: stored.block,
+            base: stored.base,
+            toOne: stored.toOne.isEmpty ? .init() : stored.toOne.mapValues(identity),
             isOfObjectEntity: isOfObjectEntity ?? (stored.id.entity == object.entity)
         )
         if object.batch != nil { object.batch = nil }
@@ -138,7 +152,15 @@ extension ManagedObjectContext {
 
     /// The objects `key` of `object` holds now (unsaved changes included), as a list.
     func members(_ object: ManagedObject, _ key: String) throws(CoreDataError) -> [ManagedObject] {
-        switch try value(of: object, key) {
+        // Unsaved members as they are held (deleted ones left out, as a read leaves them out): building a set
+        // and sorting it by identity text at every member added made adding many objects to one owner
+        // quadratic in text formatting.
+        switch object.pending[key] {
+        case .toMany(let list)?: return list.filter { !$0.isDeleted }
+        case .toOne(let target)?: return target.map { $0.isDeleted ? [] : [$0] } ?? []
+        case .attribute?, nil: break
+        }
+        return switch try value(of: object, key) {
         case let set as Set<ManagedObject>: set.sorted { "\($0.objectID)" < "\($1.objectID)" }
         case let list as [ManagedObject]: list
         case let one as ManagedObject: [one]

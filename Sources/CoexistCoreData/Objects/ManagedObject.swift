@@ -39,10 +39,12 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     /// The stored state the context last read.
     struct Snapshot {
         var version: Int64
-        /// The names of ``values``' slots, shared by the objects read alike.
+        /// The names of the slots, shared by the objects read alike.
         var slots: AttributeSlots
-        /// The stored attributes by slot.
-        var values: [AttributeValue]
+        /// The stored attributes by slot, from ``base`` (a block shared with the other objects of a fetch).
+        var block: AttributeBlock
+        /// Where the object's values start in ``block``.
+        var base: Int
         var toOne: [String: ManagedObjectID]
         /// To-manys read so far (loaded on first use).
         var toMany: [String: [ManagedObjectID]] = [:]
@@ -51,13 +53,13 @@ open class ManagedObject: Hashable, CustomStringConvertible {
         var isOfObjectEntity = true
 
         /// The stored value of the attribute `name`, or nil when the entity stores no such attribute.
-        func attribute(_ name: String) -> AttributeValue? { slots.slot(of: name).map { values[$0] } }
+        func attribute(_ name: String) -> AttributeValue? { slots.slot(of: name).map { block[base + $0] } }
 
         /// The app-facing value of the stored attribute `name` (`.some(nil)` when it is null), or nil when the
         /// entity stores no such attribute or the row is of a sub-entity the identity did not name.
         func storedValue(_ name: String) -> Any?? {
             guard isOfObjectEntity, let slot = slots.slot(of: name) else { return nil }
-            return .some(ValueBridge.value(values[slot], type: slots.types[slot]))
+            return .some(ValueBridge.value(block[base + slot], type: slots.types[slot]))
         }
     }
 

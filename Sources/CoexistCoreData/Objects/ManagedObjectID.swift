@@ -54,8 +54,9 @@ public struct ManagedObjectID: Sendable, Hashable, CustomStringConvertible {
     /// the store's UUID (the same for every identity of a context) only take part in `==`. Hashing no text
     /// keeps a context's identity map cheap to grow.
     public func hash(into hasher: inout Hasher) {
-        hasher.combine(pk)
-        hasher.combine(temporary)
+        // One word: a temporary number is hashed as its complement (a key equal to a temporary number's
+        // complement hashes alike; `==` tells them apart).
+        hasher.combine(pk.map { UInt64(bitPattern: $0) } ?? ~(temporary ?? 0))
     }
 
     public var description: String {

@@ -206,11 +206,12 @@ extension LegacyStore {
     }
 
     func objectID(pk: Int64, entityNumber: Int64?, table: String) throws(LegacyStoreError) -> ObjectID {
-        guard let number = entityNumber, let mapping = schema?.entity(number: Int(number)) else {
+        guard let number = entityNumber, let mapping = schema?.entity(number: Int(number)), mapping.table == table
+        else {
             throw .invalidData(
                 path: path,
                 detail:
-                    "\(table) row Z_PK=\(pk): Z_ENT \(entityNumber.map(String.init) ?? "NULL") is not an entity of the model"
+                    "\(table) row Z_PK=\(pk): Z_ENT \(entityNumber.map(String.init) ?? "NULL") is not an entity of the model stored in \(table)"
             )
         }
         return ObjectID(entity: mapping.name, pk: pk)

@@ -4,7 +4,8 @@ public import CoexistSQLite
 /// adapter): SQL fragments over the entity's root table, aliased `t0`.
 ///
 /// The store adds the entity restriction (`t0.Z_ENT IN (…)` for the entity and, by default, its
-/// sub-entities) and reads the rows. Fragments are SQL: identifiers in them must come from the store's
+/// sub-entities) where the table holds other entities' rows too, and reads the rows (a row of another
+/// entity in a table of one entity is refused as damaged). Fragments are SQL: identifiers in them must come from the store's
 /// ``StoreSchema`` and be quoted with ``SQLIdentifier/quoted(_:)``; values go in ``arguments``.
 public struct ObjectQuery: Sendable {
     /// The entity whose objects are read.
@@ -68,6 +69,20 @@ extension LegacyStore {
         try connection.forEachRow(sql, arguments) { row in try body(reader.decodeSlotted(row)) }
     }
 
+    /// Calls `body` with every object `query` selects, in its order, its attributes in a block shared with
+    /// the other rows (for a caller that keeps many objects: one allocation for many rows' values); rows are
+    /// streamed.
+    package func forEachBlockObject(_ query: ObjectQuery, _ body: (BlockObject) throws -> Void) throws {
+        let (model, schema) = try requireModel()
+        guard let mapping = schema.entities[query.entity] else {
+            throw LegacyStoreError.modelMismatch(path: path, detail: "no entity named \(query.entity)")
+        }
+        let reader = try rowDecoder(mapping.table, model: model, schema: schema)
+        let (sql, arguments) = try statement(query, select: reader.qualifiedSelectList)
+        var blocks = AttributeBlocks()
+        try connection.forEachRow(sql, arguments) { row in try body(reader.decode(row, into: &blocks)) }
+    }
+
     /// The identities of the objects `query` selects, in its order, without reading their rows.
     public func objectIDs(_ query: ObjectQuery) throws -> [ObjectID] {
         let (_, schema) = try requireModel()
@@ -88,12 +103,18 @@ extension LegacyStore {
     public func count(_ query: ObjectQuery) throws -> Int {
         var unordered = query
         unordered.orderBy = []
-        let (sql, arguments) = try statement(unordered, select: "1")
+        let (sql, arguments) = try statement(unordered, select: "1", checkingEntities: true)
         return Int(try connection.scalar("SELECT count(*) FROM (\(sql))", arguments).integerValue ?? 0)
     }
 
-    /// The SELECT for `query` with `select` as its result columns, and its arguments.
-    public func statement(_ query: ObjectQuery, select: String) throws -> (String, [SQLiteValue]) {
+    /// The SELECT for `query` with `select` as its result columns, and its arguments. The rows are restricted
+    /// to the query's entities by `Z_ENT` unless the table holds the entity alone; `checkingEntities` keeps
+    /// the restriction then too (for a caller that decodes no row, so that it counts no damaged one).
+    public func statement(
+        _ query: ObjectQuery,
+        select: String,
+        checkingEntities: Bool = false
+    ) throws -> (String, [SQLiteValue]) {
         let (model, schema) = try requireModel()
         guard let entity = model.entity(named: query.entity), let mapping = schema.entities[query.entity] else {
             throw LegacyStoreError.modelMismatch(path: path, detail: "no entity named \(query.entity)")
@@ -103,8 +124,17 @@ extension LegacyStore {
         let source = try query.pending.map { try pendingSource(mapping.table, $0) }
         var sql = "SELECT \(select) FROM \(source?.sql ?? SQLIdentifier.quoted(mapping.table)) t0"
         for join in query.joins { sql += " " + join }
-        sql += " WHERE t0.Z_ENT IN (\(numbers.map(String.init).joined(separator: ", ")))"
-        if let condition = query.condition { sql += " AND (\(condition))" }
+        var terms: [String] = []
+        // A table that holds the entity alone (a root the model and `Z_PRIMARYKEY` give no sub-entity) needs
+        // no restriction by entity, as in Core Data's own SQL: a row of another number there is a damaged
+        // row, which decoding refuses.
+        let alone =
+            !checkingEntities && numbers.count == 1 && mapping.superNumber == 0
+            && !schema.parentNumbers.contains(mapping.number)
+            && !schema.entities.values.contains { $0.table == mapping.table && $0.name != entity.name }
+        if !alone { terms.append("t0.Z_ENT IN (\(numbers.map(String.init).joined(separator: ", ")))") }
+        if let condition = query.condition { terms.append("(\(condition))") }
+        if !terms.isEmpty { sql += " WHERE " + terms.joined(separator: " AND ") }
         sql += " ORDER BY " + (query.orderBy + ["t0.Z_PK"]).joined(separator: ", ")
         var arguments = (source?.arguments ?? []) + query.arguments
         if query.limit != nil || query.offset > 0 {

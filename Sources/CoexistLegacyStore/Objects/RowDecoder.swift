@@ -14,6 +14,8 @@ struct RowDecoder {
     let numbers: [Int: EntityMapping]
     /// What each entity's rows decode, by `Z_ENT`: worked out once, not at every row.
     let plans: [Int: EntityPlan]
+    /// The plan of the table's one entity, when it holds one only (most tables): found without hashing.
+    let onlyPlan: (number: Int64, plan: EntityPlan)?
 
     /// The columns one entity's rows decode: each stored attribute's position, each to-one's key (and
     /// entity number) positions. A class of constants: a row's decoding borrows it rather than copying its
@@ -102,6 +104,7 @@ struct RowDecoder {
             )
         }
         self.plans = plans
+        onlyPlan = plans.count == 1 ? plans.first.map { (Int64($0.key), $0.value) } : nil
         selectList = columns.map(SQLIdentifier.quoted).joined(separator: ", ")
         qualifiedSelectList = columns.map { "t0." + SQLIdentifier.quoted($0) }.joined(separator: ", ")
         selectByKey = "SELECT \(selectList) FROM \(SQLIdentifier.quoted(table)) WHERE Z_PK = ?"
@@ -119,30 +122,94 @@ struct RowDecoder {
 
     /// The object in `row`, its attributes by slot.
     func decodeSlotted(_ row: Row) throws(LegacyStoreError) -> SlottedObject {
-        let pk = row[keyPosition].integerValue ?? 0
+        let (pk, plan) = try self.plan(of: row)
+        // Built in place: no reserve then growth check per value.
+        let decoding = plan.decoding
+        var failure: (index: Int, error: AttributeCodec.Failure)?
+        let values = [AttributeValue](unsafeUninitializedCapacity: decoding.count) { buffer, initialized in
+            for index in decoding.indices {
+                let (position, type, external) = decoding[index]
+                do throws(AttributeCodec.Failure) {
+                    buffer.initializeElement(
+                        at: index,
+                        to: try AttributeCodec.decode(row[position], type: type, external: external)
+                    )
+                } catch {
+                    failure = (index, error)
+                    return
+                }
+                initialized = index + 1
+            }
+        }
+        if let (index, error) = failure { throw refusal(pk, plan, index, error) }
+        return SlottedObject(
+            id: ObjectID(entity: plan.entity.name, pk: pk),
+            version: versionPosition.map(row.int64) ?? 0,
+            slots: plan.slots,
+            values: values,
+            toOne: try toOnes(of: row, plan)
+        )
+    }
+
+    /// The object in `row`, its attributes appended to the block `blocks` has room in.
+    func decode(_ row: Row, into blocks: inout AttributeBlocks) throws(LegacyStoreError) -> BlockObject {
+        let (pk, plan) = try self.plan(of: row)
+        let decoding = plan.decoding
+        let block = blocks.room(for: decoding.count)
+        let base = block.count
+        for index in decoding.indices {
+            let (position, type, external) = decoding[index]
+            do throws(AttributeCodec.Failure) {
+                block.append(try AttributeCodec.decode(row[position], type: type, external: external))
+            } catch {
+                // The values appended stay in the block, unused: the query fails.
+                throw refusal(pk, plan, index, error)
+            }
+        }
+        return BlockObject(
+            id: ObjectID(entity: plan.entity.name, pk: pk),
+            version: versionPosition.map(row.int64) ?? 0,
+            slots: plan.slots,
+            block: block,
+            base: base,
+            toOne: try toOnes(of: row, plan)
+        )
+    }
+
+    /// The key of `row` and what its entity's rows decode.
+    private func plan(of row: Row) throws(LegacyStoreError) -> (pk: Int64, plan: EntityPlan) {
+        // `Z_PK` holds integers only (the rowid of a store's table).
+        let pk = row.int64(keyPosition)
         let number = entityPosition.flatMap { row[$0].integerValue }
-        guard let number, let plan = plans[Int(number)] else {
+        let found: EntityPlan? =
+            if let onlyPlan, number == onlyPlan.number { onlyPlan.plan } else { number.flatMap { plans[Int($0)] } }
+        guard let plan = found else {
             throw .invalidData(
                 path: store.path,
                 detail:
-                    "\(table) row Z_PK=\(pk): Z_ENT \(number.map(String.init) ?? "NULL") is not an entity of the model"
+                    "\(table) row Z_PK=\(pk): Z_ENT \(number.map(String.init) ?? "NULL") is not an entity of the model stored in \(table)"
             )
         }
-        let entity = plan.entity
-        var values: [AttributeValue] = []
-        values.reserveCapacity(plan.decoding.count)
-        for (index, (position, type, external)) in plan.decoding.enumerated() {
-            do {
-                values.append(try AttributeCodec.decode(row[position], type: type, external: external))
-            } catch {
-                let (attribute, column, _) = plan.attributes[index]
-                throw .invalidData(
-                    path: store.path,
-                    detail: "\(table) row Z_PK=\(pk) column \(column) (\(entity.name).\(attribute.name)): \(error)"
-                )
-            }
-        }
-        var toOne: [String: ObjectID] = [:]
+        return (pk, plan)
+    }
+
+    /// The error for the attribute at `index` of `plan` whose stored value does not fit.
+    private func refusal(
+        _ pk: Int64,
+        _ plan: EntityPlan,
+        _ index: Int,
+        _ error: AttributeCodec.Failure
+    ) -> LegacyStoreError {
+        let (attribute, column, _) = plan.attributes[index]
+        return .invalidData(
+            path: store.path,
+            detail: "\(table) row Z_PK=\(pk) column \(column) (\(plan.entity.name).\(attribute.name)): \(error)"
+        )
+    }
+
+    /// The to-ones `row` sets, by name.
+    private func toOnes(of row: Row, _ plan: EntityPlan) throws(LegacyStoreError) -> [String: ObjectID] {
+        var toOne = [String: ObjectID]()
         for (name, destination, position, entityPosition, destinationTable) in plan.toOnes {
             guard let key = row[position].integerValue else { continue }
             if let entityPosition {
@@ -155,13 +222,6 @@ struct RowDecoder {
                 toOne[name] = ObjectID(entity: destination, pk: key)
             }
         }
-        let version = versionPosition.flatMap { row[$0].integerValue } ?? 0
-        return SlottedObject(
-            id: ObjectID(entity: entity.name, pk: pk),
-            version: version,
-            slots: plan.slots,
-            values: values,
-            toOne: toOne
-        )
+        return toOne
     }
 }

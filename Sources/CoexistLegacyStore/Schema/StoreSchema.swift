@@ -8,6 +8,9 @@ public struct StoreSchema: Sendable {
     public private(set) var entities: [String: EntityMapping]
     /// Tables in the store, with their columns in declaration order.
     public let tables: [String: [String]]
+    /// The entity numbers `Z_PRIMARYKEY` names as another entity's parent (`Z_SUPER`), the model's or not:
+    /// their tables hold other entities' rows too.
+    public let parentNumbers: Set<Int>
 
     /// The mapping of the entity numbered `number`.
     public func entity(number: Int) -> EntityMapping? { entities.values.first { $0.number == number } }
@@ -63,7 +66,7 @@ public struct StoreSchema: Sendable {
                 properties: resolver.properties(of: entity)
             )
         }
-        return StoreSchema(entities: mappings, tables: tables)
+        return StoreSchema(entities: mappings, tables: tables, parentNumbers: Set(primaryKeys.map(\.superNumber)))
     }
 
     /// The store's tables and their columns, from `sqlite_master` and `PRAGMA table_info`.
