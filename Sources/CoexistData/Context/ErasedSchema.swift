@@ -71,9 +71,10 @@ final class ErasedSchema: @unchecked Sendable {
     private(set) var isField: [Bool]
     /// Whether every attribute is a field (and there is at least one).
     private(set) var everyAttributeIsField = false
-    /// The attribute slots of fields by the identity of the key path their accessor passed at the probe (found
-    /// by ``findFields()``), with that key path: held, so that no other object can have its identity.
-    private var fieldSlotsByIdentity: [ObjectIdentifier: (keyPath: AnyKeyPath, slot: Int)] = [:]
+    /// The attribute slots of fields with the key path their accessor passed at the probe (found by
+    /// ``findFields()``): held, so that no other object can have its identity. A list searched by identity:
+    /// comparing a record's few key path addresses costs less than hashing one.
+    private var fieldSlotsByIdentity: [(keyPath: AnyKeyPath, slot: Int)] = []
     /// Which attribute slots of a record type are fields, and the key paths their accessors passed.
     private let probe: ((ErasedSchema) -> (fields: [Bool], keyPaths: [Int: AnyKeyPath]))?
     let attributes: [AttributeSlot]
@@ -142,14 +143,13 @@ final class ErasedSchema: @unchecked Sendable {
         let found = probe(self)
         isField = found.fields
         everyAttributeIsField = !isField.isEmpty && isField.allSatisfy { $0 }
-        for (slot, keyPath) in found.keyPaths { fieldSlotsByIdentity[ObjectIdentifier(keyPath)] = (keyPath, slot) }
+        fieldSlotsByIdentity = found.keyPaths.sorted { $0.key < $1.key }.map { ($0.value, $0.key) }
     }
 
     /// The slot of the field whose accessor passes `keyPath`, when it is the object the probe saw; nil
     /// otherwise (the caller looks it up by its components).
     func fieldSlot(byIdentityOf keyPath: AnyKeyPath) -> Int? {
-        guard let known = fieldSlotsByIdentity[ObjectIdentifier(keyPath)], known.keyPath === keyPath else { return nil }
-        return known.slot
+        fieldSlotsByIdentity.first { $0.keyPath === keyPath }?.slot
     }
 
     private static func backingReader<Root: BackedModel>(_: Root.Type) -> (AnyObject) -> BackingData? {
