@@ -14,9 +14,9 @@ extension ManagedObjectContext {
             try batch.load(containing: object, in: self)
             if object.snapshot != nil { return }
         }
-        let stored: SlottedObject?
+        let stored: BlockObject?
         do {
-            stored = try store.slottedObject(ObjectID(entity: object.entity, pk: pk))
+            stored = try store.blockObject(ObjectID(entity: object.entity, pk: pk))
         } catch {
             throw .store("\(error)")
         }
@@ -24,21 +24,8 @@ extension ManagedObjectContext {
         fill(object, from: stored)
     }
 
-    /// Gives `object` the stored state `stored` (`isOfObjectEntity`: whether the row is of the object's own
-    /// entity, when the caller knows it).
-    func fill(_ object: ManagedObject, from stored: SlottedObject, isOfObjectEntity: Bool? = nil) {
-        object.snapshot = ManagedObject.Snapshot(
-            version: stored.version,
-            slots: stored.slots,
-            block: .holding(stored.values),
-            base: 0,
-            toOne: stored.toOne.isEmpty ? .init() : stored.toOne.mapValues(identity),
-            isOfObjectEntity: isOfObjectEntity ?? (stored.id.entity == object.entity)
-        )
-        if object.batch != nil { object.batch = nil }
-    }
-
-    /// Gives `object` the stored state `stored`, its values left in their block (a fetch's rows).
+    /// Gives `object` the stored state `stored`, its values left in their block (shared with the other rows
+    /// of a fetch); `isOfObjectEntity`: whether the row is of the object's own entity, when the caller knows.
     func fill(_ object: ManagedObject, from stored: BlockObject, isOfObjectEntity: Bool? = nil) {
         object.snapshot = ManagedObject.Snapshot(
             version: stored.version,

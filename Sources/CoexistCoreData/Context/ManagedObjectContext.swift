@@ -215,7 +215,7 @@ public final class ManagedObjectContext {
     /// each to-many it changed (the state its save is compared with); keeps the old one on failure.
     private func reloadKeepingChanges(_ object: ManagedObject) {
         guard let pk = object.objectID.pk,
-            let stored = try? store.slottedObject(ObjectID(entity: object.entity, pk: pk))
+            let stored = try? store.blockObject(ObjectID(entity: object.entity, pk: pk))
         else { return }
         let previous = object.snapshot
         fill(object, from: stored)

@@ -24,13 +24,6 @@ package final class AttributeBlock: ManagedBuffer<AttributeBlock.Header, Attribu
         )
     }
 
-    /// A block holding `values`, from base 0.
-    package static func holding(_ values: [AttributeValue]) -> AttributeBlock {
-        let block = make(capacity: values.count)
-        for value in values { block.append(value) }
-        return block
-    }
-
     deinit {
         _ = withUnsafeMutablePointers { header, values in values.deinitialize(count: header.pointee.count) }
     }
@@ -64,15 +57,21 @@ package final class AttributeBlock: ManagedBuffer<AttributeBlock.Header, Attribu
 
 /// The block a query's rows are decoded into: a new, larger one when the current one is full.
 struct AttributeBlocks {
-    private(set) var current = AttributeBlock.make(capacity: 64)
+    private var current: AttributeBlock?
+    /// Whether the first block holds exactly the first row's values (a read of one row).
+    private let exact: Bool
+
+    /// Blocks for a query of many rows (`exact` false: they grow from 64 values to 4,096) or of one row.
+    init(exact: Bool = false) { self.exact = exact }
 
     /// A block with room for `count` more values.
     mutating func room(for count: Int) -> AttributeBlock {
-        if current.room < count {
-            // Doubling up to 4,096 values: a small query keeps a small block, a large one few blocks.
-            current = AttributeBlock.make(capacity: max(count, min(4_096, current.size * 2)))
-        }
-        return current
+        if let current, current.room >= count { return current }
+        // Doubling up to 4,096 values: a small query keeps a small block, a large one few blocks.
+        let size = current.map { min(4_096, $0.size * 2) } ?? (exact ? count : 64)
+        let block = AttributeBlock.make(capacity: max(count, size))
+        current = block
+        return block
     }
 }
 

@@ -51,6 +51,21 @@ extension LegacyStore {
         return found
     }
 
+    /// The object with identity `id`, its attributes in a block of their own, or nil when no row has that key.
+    package func blockObject(_ id: ObjectID) throws -> BlockObject? {
+        let (model, schema) = try requireModel()
+        guard let mapping = schema.entities[id.entity] else {
+            throw LegacyStoreError.modelMismatch(path: path, detail: "no entity named \(id.entity)")
+        }
+        let reader = try rowDecoder(mapping.table, model: model, schema: schema)
+        var blocks = AttributeBlocks(exact: true)
+        var found: BlockObject?
+        try connection.forEachRow(reader.selectByKey, [.integer(id.pk)]) { row in
+            found = try reader.decode(row, into: &blocks)
+        }
+        return found
+    }
+
     /// The value of one attribute of the object `id` (one column read), or nil when no row has that key.
     public func attributeValue(_ id: ObjectID, _ name: String) throws -> AttributeValue? {
         let (model, schema) = try requireModel()
