@@ -127,11 +127,14 @@ extension ManagedObjectContext {
         if !object.isInserted { _ = try related(object, key) }
         let previous = try self.members(object, key)
         object.pending[key] = .toMany(members)
+        // By identity sets: comparing each member with each was quadratic in the members set at once.
+        let kept = Set(members.map(ObjectIdentifier.init))
+        let held = Set(previous.map(ObjectIdentifier.init))
         maintainInverse(
             of: object,
             relationship,
-            removed: previous.filter { old in !members.contains { $0 === old } },
-            added: members.filter { new in !previous.contains { $0 === new } }
+            removed: previous.filter { !kept.contains(ObjectIdentifier($0)) },
+            added: members.filter { !held.contains(ObjectIdentifier($0)) }
         )
     }
 
