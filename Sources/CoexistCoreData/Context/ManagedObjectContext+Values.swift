@@ -25,7 +25,8 @@ extension ManagedObjectContext {
     }
 
     /// Gives `object` the stored state `stored`, its values left in their block (shared with the other rows
-    /// of a fetch); `isOfObjectEntity`: whether the row is of the object's own entity, when the caller knows.
+    /// of a fetch, or its own for a row read alone); `isOfObjectEntity`: whether the row is of the object's
+    /// own entity, when the caller knows.
     func fill(_ object: ManagedObject, from stored: BlockObject, isOfObjectEntity: Bool? = nil) {
         object.snapshot = ManagedObject.Snapshot(
             version: stored.version,

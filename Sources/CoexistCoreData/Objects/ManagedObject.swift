@@ -41,7 +41,8 @@ open class ManagedObject: Hashable, CustomStringConvertible {
         var version: Int64
         /// The names of the slots, shared by the objects read alike.
         var slots: AttributeSlots
-        /// The stored attributes by slot, from ``base`` (a block shared with the other objects of a fetch).
+        /// The stored attributes by slot, from ``base`` (a block shared with the other objects of a fetch, or
+        /// the object's own when its row was read alone).
         var block: AttributeBlock
         /// Where the object's values start in ``block``.
         var base: Int

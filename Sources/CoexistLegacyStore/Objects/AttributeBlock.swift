@@ -1,9 +1,10 @@
 package import CoexistModel
 
-/// The stored attributes of many objects in one allocation, each object's a run of slots from its ``BlockObject/base``:
-/// what a query that keeps many objects reads its rows into (no array per object). Written as rows are
-/// decoded, then only read. An object that outlives the others of its fetch keeps the whole block (at
-/// most 4,096 values) alive: the context holds them all together anyway, until it forgets them.
+/// The stored attributes of objects in one allocation, each object's a run of slots from its
+/// ``BlockObject/base``: what a query that keeps many objects reads its rows into (no array per object), and
+/// a read of one row its values (a block of its own, sized to it). Written as rows are decoded, then only
+/// read. An object that outlives the others of its fetch keeps their whole block (4,096 values at most, or
+/// one row's when wider) alive: the context holds them all together anyway, until it forgets them.
 ///
 /// Its header (how many values it holds and has room for) is read through pointers, as its values are: the
 /// buffer's `header` and `capacity` properties would cost an exclusivity check and a `malloc_usable_size`
@@ -75,8 +76,9 @@ struct AttributeBlocks {
     }
 }
 
-/// One object read with its attributes in a shared ``AttributeBlock``: what a caller that keeps many objects
-/// holds (one allocation for many rows' values). ``SlottedObject`` is the same object with an array of its own.
+/// One object read with its attributes in an ``AttributeBlock``, shared with the other rows of its query:
+/// what a caller that keeps many objects holds (one allocation for many rows' values). ``SlottedObject`` is
+/// the same object with an array of its own.
 package struct BlockObject {
     /// The object's identity.
     package let id: ObjectID

@@ -40,11 +40,7 @@ extension LegacyStore {
 
     /// The object with identity `id`, its attributes by slot, or nil when no row has that key.
     public func slottedObject(_ id: ObjectID) throws -> SlottedObject? {
-        let (model, schema) = try requireModel()
-        guard let mapping = schema.entities[id.entity] else {
-            throw LegacyStoreError.modelMismatch(path: path, detail: "no entity named \(id.entity)")
-        }
-        let reader = try rowDecoder(mapping.table, model: model, schema: schema)
+        let reader = try decoder(of: id)
         var found: SlottedObject?
         try connection.forEachRow(reader.selectByKey, [.integer(id.pk)]) { row in found = try reader.decodeSlotted(row)
         }
@@ -53,17 +49,22 @@ extension LegacyStore {
 
     /// The object with identity `id`, its attributes in a block of their own, or nil when no row has that key.
     package func blockObject(_ id: ObjectID) throws -> BlockObject? {
-        let (model, schema) = try requireModel()
-        guard let mapping = schema.entities[id.entity] else {
-            throw LegacyStoreError.modelMismatch(path: path, detail: "no entity named \(id.entity)")
-        }
-        let reader = try rowDecoder(mapping.table, model: model, schema: schema)
+        let reader = try decoder(of: id)
         var blocks = AttributeBlocks(exact: true)
         var found: BlockObject?
         try connection.forEachRow(reader.selectByKey, [.integer(id.pk)]) { row in
             found = try reader.decode(row, into: &blocks)
         }
         return found
+    }
+
+    /// The row decoder of the table holding `id`'s row.
+    private func decoder(of id: ObjectID) throws -> RowDecoder {
+        let (model, schema) = try requireModel()
+        guard let mapping = schema.entities[id.entity] else {
+            throw LegacyStoreError.modelMismatch(path: path, detail: "no entity named \(id.entity)")
+        }
+        return try rowDecoder(mapping.table, model: model, schema: schema)
     }
 
     /// The value of one attribute of the object `id` (one column read), or nil when no row has that key.

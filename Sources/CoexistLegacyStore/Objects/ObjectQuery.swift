@@ -60,12 +60,7 @@ extension LegacyStore {
     /// Calls `body` with every object `query` selects, in its order, its attributes by slot (no dictionary
     /// per row: for a caller that keeps many objects); rows are streamed.
     public func forEachSlottedObject(_ query: ObjectQuery, _ body: (SlottedObject) throws -> Void) throws {
-        let (model, schema) = try requireModel()
-        guard let mapping = schema.entities[query.entity] else {
-            throw LegacyStoreError.modelMismatch(path: path, detail: "no entity named \(query.entity)")
-        }
-        let reader = try rowDecoder(mapping.table, model: model, schema: schema)
-        let (sql, arguments) = try statement(query, select: reader.qualifiedSelectList)
+        let (reader, sql, arguments) = try selection(query)
         try connection.forEachRow(sql, arguments) { row in try body(reader.decodeSlotted(row)) }
     }
 
@@ -73,14 +68,20 @@ extension LegacyStore {
     /// the other rows (for a caller that keeps many objects: one allocation for many rows' values); rows are
     /// streamed.
     package func forEachBlockObject(_ query: ObjectQuery, _ body: (BlockObject) throws -> Void) throws {
+        let (reader, sql, arguments) = try selection(query)
+        var blocks = AttributeBlocks()
+        try connection.forEachRow(sql, arguments) { row in try body(reader.decode(row, into: &blocks)) }
+    }
+
+    /// The row decoder of `query`'s table and the SELECT of every column of the rows `query` selects.
+    private func selection(_ query: ObjectQuery) throws -> (RowDecoder, String, [SQLiteValue]) {
         let (model, schema) = try requireModel()
         guard let mapping = schema.entities[query.entity] else {
             throw LegacyStoreError.modelMismatch(path: path, detail: "no entity named \(query.entity)")
         }
         let reader = try rowDecoder(mapping.table, model: model, schema: schema)
         let (sql, arguments) = try statement(query, select: reader.qualifiedSelectList)
-        var blocks = AttributeBlocks()
-        try connection.forEachRow(sql, arguments) { row in try body(reader.decode(row, into: &blocks)) }
+        return (reader, sql, arguments)
     }
 
     /// The identities of the objects `query` selects, in its order, without reading their rows.
