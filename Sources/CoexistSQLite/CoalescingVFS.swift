@@ -248,6 +248,33 @@ package enum CoalescingVFS {
         }
     }
 
-    private static let injected = Mutex<[String: Int]>([:])
+    private static let injected = InjectedFailures()
     private static let anyInjected = Atomic<Bool>(false)
+}
+
+/// Tests only: the WAL write failures to inject, by path (``CoalescingVFS/failWrite(ofWALAt:after:)``).
+/// Behind a pthread mutex, not `Synchronization.Mutex`: when that mutex's futex is contended the kernel hands
+/// it over, which ThreadSanitizer does not see, so it reported a test injecting failures while another test
+/// wrote (and looked its path up) as a race.
+private final class InjectedFailures: @unchecked Sendable {
+    private let lock: UnsafeMutablePointer<pthread_mutex_t>
+    private var failures: [String: Int] = [:]
+
+    init() {
+        lock = .allocate(capacity: 1)
+        lock.initialize(to: pthread_mutex_t())
+        pthread_mutex_init(lock, nil)
+    }
+
+    deinit {
+        pthread_mutex_destroy(lock)
+        lock.deallocate()
+    }
+
+    /// `body`'s result, with the failures to itself while it runs.
+    func withLock<T>(_ body: (inout [String: Int]) -> T) -> T {
+        pthread_mutex_lock(lock)
+        defer { pthread_mutex_unlock(lock) }
+        return body(&failures)
+    }
 }

@@ -54,8 +54,8 @@ public struct Field<Value: AttributeConvertible> {
         set { _ = newValue }
     }
 
-    /// The field's value in `record`. Inlinable: specialized in the record's module for its types (a read
-    /// through the generic accessor cost about 900 instructions).
+    /// The field's value in `record`. Inlinable: an optimized build specializes it in the record's module
+    /// for its types (a `String` field's read: 668 instructions, against 1,090 through the generic accessor).
     @inlinable
     public static subscript<Root: BackedModel>(
         _enclosingInstance record: Root,

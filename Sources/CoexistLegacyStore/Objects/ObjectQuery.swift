@@ -5,8 +5,9 @@ public import CoexistSQLite
 ///
 /// The store adds the entity restriction (`t0.Z_ENT IN (…)` for the entity and, by default, its
 /// sub-entities) where the table holds other entities' rows too, and reads the rows (a row of another
-/// entity in a table of one entity is refused as damaged). Fragments are SQL: identifiers in them must come from the store's
-/// ``StoreSchema`` and be quoted with ``SQLIdentifier/quoted(_:)``; values go in ``arguments``.
+/// entity in a table of one entity is refused as damaged). Fragments are SQL: identifiers in them must come
+/// from the store's ``StoreSchema`` and be quoted with ``SQLIdentifier/quoted(_:)``; values go in
+/// ``arguments``.
 public struct ObjectQuery: Sendable {
     /// The entity whose objects are read.
     public var entity: String
