@@ -116,6 +116,19 @@ public final class Statement {
     /// rowid, without asking its storage class first.
     public func int64(at index: Int) -> Int64 { sqlite3_column_int64(handle, Int32(index)) }
 
+    /// Column `index` (0-based) of the current row when its storage class is INTEGER, nil otherwise: what
+    /// `value(at:).integerValue` gives, without making the value first.
+    public func integer(at index: Int) -> Int64? {
+        let column = Int32(index)
+        return sqlite3_column_type(handle, column) == SQLITE_INTEGER ? sqlite3_column_int64(handle, column) : nil
+    }
+
+    /// Column `index` (0-based) of the current row when its storage class is TEXT, nil otherwise: what
+    /// `value(at:).textValue` gives, without making the value first.
+    public func text(at index: Int) -> String? {
+        withText(at: index) { String(decoding: $0, as: UTF8.self) }
+    }
+
     /// The value of column `index` (0-based) of the current row, in its storage class.
     public func value(at index: Int) -> SQLiteValue {
         let column = Int32(index)
@@ -162,6 +175,14 @@ public struct Row {
     /// Column `index` (0-based) read as an integer, as `sqlite3_column_int64` reads it (NULL is 0; a real or
     /// text value is converted): for a column that holds integers only, such as a rowid.
     public func int64(_ index: Int) -> Int64 { statement.int64(at: index) }
+
+    /// Column `index` (0-based) when it is an integer, nil otherwise (`self[index].integerValue`, without
+    /// making the value first).
+    public func integer(_ index: Int) -> Int64? { statement.integer(at: index) }
+
+    /// Column `index` (0-based) when it is text, nil otherwise (`self[index].textValue`, without making the
+    /// value first).
+    public func text(_ index: Int) -> String? { statement.text(at: index) }
 
     /// The name of column `index` (0-based).
     public func name(_ index: Int) -> String { statement.columnName(index) }

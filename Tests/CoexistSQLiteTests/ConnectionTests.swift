@@ -65,6 +65,23 @@ import Testing
         #expect(seen.map(\.text) == [Array("héllo".utf8), nil, nil, nil, []])
     }
 
+    @Test func typedReadsAnswerAsTheValueDoesForEveryStorageClass() throws {
+        let directory = try TemporaryDirectory()
+        let connection = try Self.open(directory)
+        var typed: [(Int64?, String?)] = []
+        var byValue: [(Int64?, String?)] = []
+        try connection.forEachRow("SELECT 'héllo', NULL, 7, 7.5, x'0102', '', '12', -9223372036854775808") { row in
+            for index in 0..<row.count {
+                typed.append((row.integer(index), row.text(index)))
+                byValue.append((row[index].integerValue, row[index].textValue))
+            }
+        }
+        #expect(typed.map(\.0) == byValue.map(\.0))
+        #expect(typed.map(\.1) == byValue.map(\.1))
+        #expect(typed.map(\.0) == [nil, nil, 7, nil, nil, nil, nil, Int64.min])
+        #expect(typed.map(\.1) == ["héllo", nil, nil, nil, nil, "", "12", nil])
+    }
+
     @Test func errorsCarryCodeMessageAndSQLButNotValues() throws {
         let directory = try TemporaryDirectory()
         let connection = try Self.open(directory)

@@ -49,7 +49,7 @@ extension ModelContext {
         }
         try store.connection.forEachRow(plan.sql, plan.arguments) { row in
             guard remaining > 0 else { return }
-            let ref = ObjectRef(entity: row[1].textValue ?? Model.schema.entity, id: row[0].textValue ?? "")
+            let ref = ObjectRef(entity: row.text(1) ?? Model.schema.entity, id: row.text(0) ?? "")
             if let held = byRef[ref] {
                 // A held partial record is filled as a fetch fills it: from a full row of its own type.
                 if !held.unfetched.isEmpty, layouts.only == nil, held.schema.type == layouts.schema.type {

@@ -28,7 +28,7 @@ extension ModelContext {
         let entity = Model.schema.entity
         try materializing { batch in
             try store.connection.forEachRow(plan.sql, plan.arguments) { row in
-                let ref = ObjectRef(entity: row[1].textValue ?? entity, id: row[0].textValue ?? "")
+                let ref = ObjectRef(entity: row.text(1) ?? entity, id: row.text(0) ?? "")
                 if !holdsNone, let held = byRef[ref] {
                     // Filled from this row only when the held record is of the fetch's type (the slots are its).
                     if !held.unfetched.isEmpty, layouts.only == nil, held.schema.type == layouts.schema.type {
@@ -67,7 +67,7 @@ extension ModelContext {
         }
         var identifiers: [PersistentIdentifier] = []
         try store.connection.forEachRow(plan.sql, plan.arguments) { row in
-            let ref = ObjectRef(entity: row[1].textValue ?? Model.schema.entity, id: row[0].textValue ?? "")
+            let ref = ObjectRef(entity: row.text(1) ?? Model.schema.entity, id: row.text(0) ?? "")
             if byRef[ref]?.deleted == true { return }
             identifiers.append(ref)
         }
@@ -247,6 +247,10 @@ final class RecordLayout {
     let toOneSources: [Int?]
     /// The relationship slots whose targets are read with a query.
     let queriedSlots: [Int]
+
+    /// Whether a row with the to-one targets `toOnes` (as ``RowDecoder/toOnes(of:)`` gives them) named the
+    /// targets of every relationship, and none: its record has nothing to load.
+    func namesNoTarget(_ toOnes: [[ObjectRef]]) -> Bool { queriedSlots.isEmpty && toOnes.allSatisfy { $0.isEmpty } }
 
     /// The layout of `decoder`'s rows for `schema`, reading the attributes in `only` (all when nil).
     init(schema: ErasedSchema, decoder: RowDecoder, only: Set<String>?) {

@@ -26,7 +26,7 @@ extension ModelContext {
             self.registration = registration
             self.row = row
             self.attributes = attributes
-            namesNoTarget = row.map { $0.layout.queriedSlots.isEmpty && $0.toOnes.allSatisfy { $0.isEmpty } } ?? false
+            namesNoTarget = row.map { $0.layout.namesNoTarget($0.toOnes) } ?? false
         }
 
         /// The targets of relationship `slot` its row named (nil: read with a query).
@@ -116,14 +116,18 @@ extension ModelContext {
     /// makes): otherwise left for ``materializing(_:_:)`` to load.
     func make(_ row: StoredRow, in batch: inout Materializing) throws -> Registration {
         assert(byRef[row.ref] == nil, "\(row.ref) is held already")
-        let unloaded = try make(row)
-        batch.made.append(unloaded.registration)
-        if unloaded.namesNoTarget {
-            settleWithoutTargets(unloaded)
+        let (registration, attributes) = try record(for: row)
+        batch.made.append(registration)
+        // Decided from the row, without making the record's ``Unloaded`` (then destroying it) when there is
+        // nothing to load.
+        if row.layout.namesNoTarget(row.toOnes) {
+            settleWithoutTargets(registration, attributes)
         } else {
-            batch.unloaded.append(unloaded)
+            batch.unloaded.append(
+                Unloaded(registration: registration, row: (row.layout, row.toOnes), attributes: attributes)
+            )
         }
-        return unloaded.registration
+        return registration
     }
 
     /// Registers a record made for a stored row.
@@ -134,14 +138,15 @@ extension ModelContext {
     }
 
     /// Sets no target in every relationship of a record whose row named none, and takes its snapshot.
-    private func settleWithoutTargets(_ unloaded: Unloaded) {
-        let registration = unloaded.registration
+    private func settleWithoutTargets(_ registration: Registration, _ attributes: [AttributeValue]) {
         // A record made for a row most often holds no target already: a key-path write is twice a read,
         // and an app's `didSet` need not see a relationship set to what it is.
-        for relationship in registration.schema.relationships where !relationship.read(registration.object).isEmpty {
-            relationship.write(registration.object, [])
+        // By index: iterating copied each slot, retaining its name and closures (10 retains a record).
+        let relationships = registration.schema.relationships
+        for index in relationships.indices where !relationships[index].read(registration.object).isEmpty {
+            relationships[index].write(registration.object, [])
         }
-        registration.snapshot = Snapshot(attributes: unloaded.attributes, relationships: registration.schema.noTargets)
+        registration.snapshot = Snapshot(attributes: attributes, relationships: registration.schema.noTargets)
     }
 
     /// Reads the relationships of registered records again (after a save or a merge), loading the targets
@@ -156,6 +161,13 @@ extension ModelContext {
     /// A new record for the stored row of `ref`, not registered yet, its attributes set (partial when the
     /// layout reads some of them only), its relationships not loaded yet.
     private func make(_ row: StoredRow) throws -> Unloaded {
+        let (registration, attributes) = try record(for: row)
+        return Unloaded(registration: registration, row: (row.layout, row.toOnes), attributes: attributes)
+    }
+
+    /// A new record for `row`, not registered yet, its attributes set (partial when the layout reads some of
+    /// them only), its relationships not loaded yet: its registration, and its attributes as it holds them.
+    private func record(for row: StoredRow) throws -> (Registration, [AttributeValue]) {
         let schema = row.layout.schema
         let object = schema.make()
         let backing = schema.backing?(object)
@@ -174,11 +186,7 @@ extension ModelContext {
         backing?.fill(&held, unfetched: unfetched, of: object, schema)
         let registration = Registration(object: object, ref: row.ref, schema: schema)
         registration.unfetched = unfetched
-        return Unloaded(
-            registration: registration,
-            row: (row.layout, row.toOnes),
-            attributes: held
-        )
+        return (registration, held)
     }
 
     /// The attributes `object` (just made) holds for `row`, by slot, converted as its properties give them
@@ -254,7 +262,7 @@ extension ModelContext {
                         previous.append((registration, objects, registration.snapshot))
                     }
                     if unloaded.namesNoTarget {
-                        settleWithoutTargets(unloaded)
+                        settleWithoutTargets(registration, unloaded.attributes)
                         continue
                     }
                     // Shared by the records that have no target: copied only for one that has.

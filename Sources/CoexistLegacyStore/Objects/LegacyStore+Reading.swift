@@ -129,9 +129,9 @@ extension LegacyStore {
                 + conditions.joined(separator: " AND "),
             arguments
         ) { row in
-            let number = Int(row[1].integerValue ?? 0)
+            let number = Int(row.integer(1) ?? 0)
             result.append(
-                ObjectID(entity: schema.entity(number: number)?.name ?? entityName, pk: row[0].integerValue ?? 0)
+                ObjectID(entity: schema.entity(number: number)?.name ?? entityName, pk: row.integer(0) ?? 0)
             )
         }
         return result
@@ -151,7 +151,7 @@ extension LegacyStore {
         var result: [ObjectID] = []
         try connection.forEachRow(sql, [.integer(id.pk)]) { row in
             result.append(
-                try objectID(pk: row[0].integerValue ?? 0, entityNumber: row[1].integerValue, table: destinationTable)
+                try objectID(pk: row.integer(0) ?? 0, entityNumber: row.integer(1), table: destinationTable)
             )
         }
         return result

@@ -95,7 +95,7 @@ extension LegacyStore {
         var result: [ObjectID] = []
         try connection.forEachRow(sql, arguments) { row in
             result.append(
-                try objectID(pk: row[0].integerValue ?? 0, entityNumber: row[1].integerValue, table: mapping.table)
+                try objectID(pk: row.integer(0) ?? 0, entityNumber: row.integer(1), table: mapping.table)
             )
         }
         return result

@@ -180,7 +180,7 @@ struct RowDecoder {
     private func plan(of row: Row) throws(LegacyStoreError) -> (pk: Int64, plan: EntityPlan) {
         // `Z_PK` holds integers only (the rowid of a store's table).
         let pk = row.int64(keyPosition)
-        let number = entityPosition.flatMap { row[$0].integerValue }
+        let number = entityPosition.flatMap(row.integer)
         let found: EntityPlan? =
             if let onlyPlan, number == onlyPlan.number { onlyPlan.plan } else { number.flatMap { plans[Int($0)] } }
         guard let plan = found else {
@@ -211,11 +211,11 @@ struct RowDecoder {
     private func toOnes(of row: Row, _ plan: EntityPlan) throws(LegacyStoreError) -> [String: ObjectID] {
         var toOne = [String: ObjectID]()
         for (name, destination, position, entityPosition, destinationTable) in plan.toOnes {
-            guard let key = row[position].integerValue else { continue }
+            guard let key = row.integer(position) else { continue }
             if let entityPosition {
                 toOne[name] = try store.objectID(
                     pk: key,
-                    entityNumber: row[entityPosition].integerValue,
+                    entityNumber: row.integer(entityPosition),
                     table: destinationTable
                 )
             } else {

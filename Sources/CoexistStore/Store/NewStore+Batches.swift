@@ -23,8 +23,8 @@ extension NewStore {
         try forEachChunk(of: refs) { entityName, placeholders, arguments in
             let (sql, destination) = try relatedQuery(entityName, relationship, owners: placeholders)
             try connection.forEachRow(sql, arguments) { row in
-                guard let owner = row[0].textValue else { return }
-                let target = ObjectRef(entity: row[2].textValue ?? destination, id: row[1].textValue ?? "")
+                guard let owner = row.text(0) else { return }
+                let target = ObjectRef(entity: row.text(2) ?? destination, id: row.text(1) ?? "")
                 result[ObjectRef(entity: entityName, id: owner), default: []].append(target)
             }
         }
@@ -38,8 +38,8 @@ extension NewStore {
         try forEachChunk(of: refs) { entityName, placeholders, arguments in
             let (sql, _) = try relatedQuery(entityName, relationship, owners: placeholders)
             try connection.forEachRow("SELECT owner, count(*) FROM (\(sql)) GROUP BY owner", arguments) { row in
-                guard let owner = row[0].textValue else { return }
-                result[ObjectRef(entity: entityName, id: owner)] = Int(row[1].integerValue ?? 0)
+                guard let owner = row.text(0) else { return }
+                result[ObjectRef(entity: entityName, id: owner)] = Int(row.integer(1) ?? 0)
             }
         }
         return result
@@ -133,8 +133,8 @@ extension NewStore {
                     "SELECT t0.\"id\", \(kind), t0.* FROM \(SQLIdentifier.quoted(table)) t0 "
                     + "WHERE t0.\"id\" IN (\(placeholders)) ORDER BY t0.rowid"
                 try connection.forEachRow(sql, arguments) { row in
-                    guard let id = row[0].textValue, let ref = group.given[id] else { return }
-                    try body(row[1].textValue.map { ObjectRef(entity: $0, id: id) } ?? ref, row)
+                    guard let id = row.text(0), let ref = group.given[id] else { return }
+                    try body(row.text(1).map { ObjectRef(entity: $0, id: id) } ?? ref, row)
                 }
             }
         }

@@ -126,7 +126,7 @@ extension NewStore {
         }
         var result: [ObjectRef] = []
         try connection.forEachRow(sql + " ORDER BY rowid", arguments) { row in
-            result.append(ObjectRef(entity: row[1].textValue ?? entityName, id: row[0].textValue ?? ""))
+            result.append(ObjectRef(entity: row.text(1) ?? entityName, id: row.text(0) ?? ""))
         }
         return result
     }
@@ -170,7 +170,7 @@ extension NewStore {
         if !conditions.isEmpty { sql += " WHERE " + conditions.joined(separator: " AND ") }
         var result: [ObjectRef] = []
         try connection.forEachRow(sql, arguments) { row in
-            result.append(ObjectRef(entity: row[1].textValue ?? entityName, id: row[0].textValue ?? ""))
+            result.append(ObjectRef(entity: row.text(1) ?? entityName, id: row.text(0) ?? ""))
         }
         return result
     }

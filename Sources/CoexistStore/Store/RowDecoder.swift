@@ -81,7 +81,7 @@ public final class RowDecoder {
         // Most rows name none: they share one value instead of an array each.
         guard toOnes.contains(where: { $0.position.map { !row.isNull($0) } ?? false }) else { return noTargets }
         return toOnes.map { position, destination in
-            position.flatMap { row[$0].textValue }.map { [ObjectRef(entity: destination, id: $0)] } ?? []
+            position.flatMap(row.text).map { [ObjectRef(entity: destination, id: $0)] } ?? []
         }
     }
 }
