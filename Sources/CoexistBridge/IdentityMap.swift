@@ -32,6 +32,36 @@ struct IdentityMap {
             .integerValue
     }
 
+    /// The recorded identities of the legacy objects `pks` of `root`, by `Z_PK` (those with none are left
+    /// out): one query, however many.
+    func recordedIDs(root: String, pks: [Int64]) throws -> [Int64: String] {
+        var found: [Int64: String] = [:]
+        guard !pks.isEmpty else { return found }
+        found.reserveCapacity(pks.count)
+        try connection.forEachRow(
+            "SELECT pk, id FROM coexist_identity WHERE entity = ? AND pk IN (SELECT value FROM json_each(?))",
+            [.text(root), .text(SetInserts.list(pks))]
+        ) { row in
+            if let pk = row.integer(0), let id = row.text(1) { found[pk] = id }
+        }
+        return found
+    }
+
+    /// The recorded `Z_PK`s of the new-schema identities `ids` of `root`, by identity (those with none are
+    /// left out): one query, however many.
+    func recordedPKs(root: String, ids: [String]) throws -> [String: Int64] {
+        var found: [String: Int64] = [:]
+        guard !ids.isEmpty else { return found }
+        found.reserveCapacity(ids.count)
+        try connection.forEachRow(
+            "SELECT id, pk FROM coexist_identity WHERE entity = ? AND id IN (SELECT value FROM json_each(?))",
+            [.text(root), .text("[" + ids.map(JSONText.string).joined(separator: ",") + "]")]
+        ) { row in
+            if let id = row.text(0), let pk = row.integer(1) { found[id] = pk }
+        }
+        return found
+    }
+
     func record(root: String, pk: Int64, id: String) throws {
         try connection.run(
             "INSERT OR REPLACE INTO coexist_identity (entity, pk, id) VALUES (?, ?, ?)",

@@ -1,5 +1,6 @@
-import CoexistLegacyStore
+public import CoexistLegacyStore
 import CoexistModel
+public import CoexistStore
 
 /// Identity lookups for the event stream: events name each object by its identity and its legacy `Z_PK`.
 extension SyncEngine {
@@ -20,6 +21,47 @@ extension SyncEngine {
             let text = UUIDText.text(bytes)
         else { return nil }
         return (text, false)
+    }
+
+    /// The identities of the legacy objects `objects`, each as ``identity(ofLegacy:pk:)`` gives it (those
+    /// with none are left out): one query per root entity for the recorded ones, one per entity for the
+    /// others, however many objects (a transaction's, not a query per change).
+    public func identities(ofLegacy objects: [ObjectID]) throws -> [ObjectID: String] {
+        var found: [ObjectID: String] = [:]
+        var byRoot: [String: [ObjectID]] = [:]
+        for object in objects { byRoot[identities.root(of: object.entity), default: []].append(object) }
+        for (root, members) in byRoot {
+            let recorded = try identities.recordedIDs(root: root, pks: members.map { $0.pk })
+            var unrecorded: [String: [Int64]] = [:]
+            for object in members {
+                if let id = recorded[object.pk] {
+                    found[object] = id
+                } else {
+                    unrecorded[object.entity, default: []].append(object.pk)
+                }
+            }
+            for (entity, pks) in unrecorded {
+                guard case .uuidAttribute(let name)? = new.schema.entities[entity]?.identity else { continue }
+                for (pk, value) in try legacy.attributeValues(entity, name, pks: pks) {
+                    guard case .uuid(let bytes) = value, let text = UUIDText.text(bytes) else { continue }
+                    found[ObjectID(entity: entity, pk: pk)] = text
+                }
+            }
+        }
+        return found
+    }
+
+    /// The legacy `Z_PK`s of the new-schema objects `objects`, each as ``legacyPK(ofNew:id:)`` gives it
+    /// (those not mirrored are left out): one query per root entity, however many objects.
+    public func legacyPKs(ofNew objects: [ObjectRef]) throws -> [ObjectRef: Int64] {
+        var found: [ObjectRef: Int64] = [:]
+        var byRoot: [String: [ObjectRef]] = [:]
+        for object in objects { byRoot[identities.root(of: object.entity), default: []].append(object) }
+        for (root, members) in byRoot {
+            let recorded = try identities.recordedPKs(root: root, ids: members.map(\.id))
+            for object in members { found[object] = recorded[object.id] }
+        }
+        return found
     }
 
     /// The legacy `Z_PK` of a new-schema object, when the bridge has mirrored it.

@@ -144,14 +144,28 @@ public final class EventSource {
         let snapshot = values ? try reader.lastToken() : transaction.token
         let isMirror = transaction.author == engine.configuration.author
         var events: [EncodedEvent] = []
+        // The other side's keys of the transaction's objects, read at once (two queries a transaction, not
+        // one or two a change).
+        var legacyObjects: [ObjectID] = []
+        var newObjects: [ObjectRef] = []
+        for change in transaction.changes {
+            guard let entity = change.entity else { continue }
+            if change.side == .legacy, let objectPK = change.objectPK {
+                legacyObjects.append(ObjectID(entity: entity, pk: objectPK))
+            } else if change.side == .new, let objectID = change.objectID {
+                newObjects.append(ObjectRef(entity: entity, id: objectID))
+            }
+        }
+        let identities = try engine.identities(ofLegacy: legacyObjects)
+        let legacyPKs = try engine.legacyPKs(ofNew: newObjects)
         for (index, change) in transaction.changes.enumerated() {
             var id = change.objectID
             var pk = change.objectPK
             if let entity = change.entity {
                 if change.side == .legacy, let objectPK = change.objectPK {
-                    id = try engine.identity(ofLegacy: entity, pk: objectPK) ?? tombstoneIdentity(change)
+                    id = identities[ObjectID(entity: entity, pk: objectPK)] ?? tombstoneIdentity(change)
                 } else if change.side == .new, let objectID = change.objectID {
-                    pk = try engine.legacyPK(ofNew: entity, id: objectID)
+                    pk = legacyPKs[ObjectRef(entity: entity, id: objectID)]
                 }
             }
             let plain = WireLine(

@@ -93,6 +93,37 @@ extension LegacyStore {
         return found
     }
 
+    /// The stored attribute `name` of the objects `pks` of `entity`, by `Z_PK`, as ``attributeValue(_:_:)``
+    /// reads each (rows that do not exist are left out): one query, however many.
+    public func attributeValues(_ entity: String, _ name: String, pks: [Int64]) throws -> [Int64: AttributeValue] {
+        let (model, schema) = try requireModel()
+        guard let mapping = schema.entities[entity], let definition = model.entity(named: entity),
+            let attribute = model.allAttributes(of: definition).first(where: { $0.name == name }),
+            case .attribute(let column)? = mapping.properties[name]
+        else {
+            throw LegacyStoreError.modelMismatch(path: path, detail: "\(entity) has no stored attribute \(name)")
+        }
+        var found: [Int64: AttributeValue] = [:]
+        guard !pks.isEmpty else { return found }
+        found.reserveCapacity(pks.count)
+        try connection.forEachRow(
+            "SELECT Z_PK, \(SQLIdentifier.quoted(column)) FROM \(SQLIdentifier.quoted(mapping.table)) "
+                + "WHERE Z_PK IN (SELECT value FROM json_each(?))",
+            [.text("[" + pks.map(String.init).joined(separator: ",") + "]")]
+        ) { row in
+            let pk = row.int64(0)
+            do {
+                found[pk] = try AttributeCodec.decode(row[1], as: attribute)
+            } catch {
+                throw LegacyStoreError.invalidData(
+                    path: path,
+                    detail: "\(mapping.table) row Z_PK=\(pk) column \(column) (\(entity).\(name)): \(error)"
+                )
+            }
+        }
+        return found
+    }
+
     /// The objects of `entityName` (and its sub-entities) whose attributes hold `values`, compared as stored:
     /// who holds the values of a uniqueness constraint. Empty when one of them is NULL (NULLs never collide
     /// in a unique index).
