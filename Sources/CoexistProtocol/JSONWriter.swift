@@ -98,12 +98,19 @@ public struct JSONWriter {
 
     private static let hex = Array("0123456789abcdef".utf8)
 
-    /// Writes `text` as a JSON string: copied whole when nothing in it needs escaping (the common case, one
-    /// scan by the standard library), else byte by byte with `"`, `\\` and control characters escaped.
+    /// Writes `text` as a JSON string: copied whole when nothing in it needs escaping (the common case: one
+    /// scan of its UTF-8 in place, then one copy), else byte by byte with `"`, `\\` and control characters
+    /// escaped.
     private mutating func escape(_ text: String) {
         bytes.append(0x22)
-        if !text.utf8.contains(where: { $0 < 0x20 || $0 == 0x22 || $0 == 0x5C }) {
-            bytes.append(contentsOf: text.utf8)
+        // In place: iterating the UTF-8 view (a small string's above all) cost more than the rest of a key.
+        let copied =
+            text.utf8.withContiguousStorageIfAvailable { utf8 in
+                for byte in utf8 where byte < 0x20 || byte == 0x22 || byte == 0x5C { return false }
+                bytes.append(contentsOf: utf8)
+                return true
+            } ?? false
+        if copied {
             bytes.append(0x22)
             return
         }

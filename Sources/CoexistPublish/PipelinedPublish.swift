@@ -103,27 +103,55 @@ extension JetStream {
         expecting: String?,
         spent: inout [OpaquePointer]
     ) throws(PublishError) -> natsStatus {
+        // Strings go to the client through `withCString`, which passes a native string's own bytes: passed as
+        // arguments, each would be copied into a new array first (a fifth of the publisher's time, measured).
         var message: OpaquePointer?
-        var status = outgoing.data.withUnsafeBufferPointer { bytes in
-            natsMsg_Create(
-                &message,
-                outgoing.subject,
-                reply,
-                bytes.baseAddress.map { UnsafeRawPointer($0) },
-                Int32(bytes.count)
-            )
+        var status = outgoing.subject.withCString { subject in
+            reply.withCString { reply in
+                outgoing.data.withUnsafeBufferPointer { bytes in
+                    natsMsg_Create(
+                        &message,
+                        subject,
+                        reply,
+                        bytes.baseAddress.map { UnsafeRawPointer($0) },
+                        Int32(bytes.count)
+                    )
+                }
+            }
         }
         guard status == NATS_OK, let message else { throw PublishError("message", status) }
         spent.append(message)
-        status = natsMsgHeader_Set(message, "Nats-Msg-Id", outgoing.messageID)
+        status = Self.setHeader(message, "Nats-Msg-Id", outgoing.messageID)
         if status == NATS_OK, let expecting {
-            status = natsMsgHeader_Set(message, "Nats-Expected-Last-Msg-Id", expecting)
+            status = Self.setHeader(message, "Nats-Expected-Last-Msg-Id", expecting)
         }
         for (name, value) in outgoing.headers where status == NATS_OK {
-            status = natsMsgHeader_Set(message, name, value)
+            status = Self.setHeader(message, name, value)
         }
         guard status == NATS_OK else { throw PublishError("headers", status) }
         return natsConnection_PublishMsg(connection, message)
+    }
+
+    /// Sets the header `name` of `message` to `value`.
+    private static func setHeader(_ message: OpaquePointer, _ name: String, _ value: String) -> natsStatus {
+        name.withCString { name in value.withCString { value in natsMsgHeader_Set(message, name, value) } }
+    }
+
+    /// The number after the last `.` of a reply subject (`<inbox>.<number>`), read from its UTF-8 bytes; nil
+    /// when it is not a number.
+    static func replyNumber(_ subject: String) -> UInt64? {
+        let bytes = subject.utf8
+        let digits = bytes.reversed().prefix { $0 != UInt8(ascii: ".") }
+        guard !digits.isEmpty, digits.count <= 20 else { return nil }
+        var number: UInt64 = 0
+        for byte in digits.reversed() {
+            guard byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") else { return nil }
+            let (shifted, overflow) = number.multipliedReportingOverflow(by: 10)
+            let (sum, carry) = shifted.addingReportingOverflow(UInt64(byte - UInt8(ascii: "0")))
+            guard !overflow, !carry else { return nil }
+            number = sum
+        }
+        return number
     }
 
     /// The next reply on `inbox` within `timeout` milliseconds: its number (nil when the client kept no
@@ -140,14 +168,11 @@ extension JetStream {
         }
         switch reply {
         case .message(let message):
-            return (
-                message.subject.split(separator: ".").last.flatMap { UInt64($0) },
-                Self.outcome(message.data, stream: stream)
-            )
+            return (Self.replyNumber(message.subject), Self.outcome(message.data, stream: stream))
         case .noResponders(let subject):
             // The client keeps no message for it (nil subject): it is the first unanswered message's.
             return (
-                subject.flatMap { $0.split(separator: ".").last.flatMap { UInt64($0) } },
+                subject.flatMap(Self.replyNumber),
                 .refused(code: 503, description: "no stream takes the subject")
             )
         }

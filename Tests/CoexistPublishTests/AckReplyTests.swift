@@ -52,4 +52,14 @@ import Testing
                 == .refused(code: 10_070, description: "wrong last msg ID: x")
         )
     }
+
+    @Test func replySubjectsGiveTheNumberAfterTheirLastDot() {
+        #expect(JetStream.replyNumber("_INBOX.abc.17") == 17)
+        #expect(JetStream.replyNumber("_INBOX.abc.0") == 0)
+        #expect(JetStream.replyNumber("17") == 17)
+        #expect(JetStream.replyNumber("_INBOX.abc.18446744073709551615") == UInt64.max)
+        for subject in ["_INBOX.abc.", "_INBOX.abc", "_INBOX.abc.18446744073709551616", "_INBOX.1.x2", "", "."] {
+            #expect(JetStream.replyNumber(subject) == nil, "\(subject)")
+        }
+    }
 }
