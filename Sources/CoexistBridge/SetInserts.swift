@@ -142,7 +142,7 @@ struct SetInserts {
     }
 
     /// A JSON array of keys, for `json_each(?)`.
-    static func list(_ pks: [Int64]) -> String { "[" + pks.map(String.init).joined(separator: ",") + "]" }
+    static func list(_ pks: [Int64]) -> String { JSONText.integers(pks) }
 
     /// Inserts `rows` (legacy keys with the identities ``fresh(_:_:)`` computed) into the new table.
     private func write(_ copy: Copy, _ rows: [(pk: Int64, id: String)]) throws {

@@ -28,6 +28,7 @@ extension SyncEngine {
     /// others, however many objects (a transaction's, not a query per change).
     public func identities(ofLegacy objects: [ObjectID]) throws -> [ObjectID: String] {
         var found: [ObjectID: String] = [:]
+        found.reserveCapacity(objects.count)
         var byRoot: [String: [ObjectID]] = [:]
         for object in objects { byRoot[identities.root(of: object.entity), default: []].append(object) }
         for (root, members) in byRoot {
@@ -55,6 +56,7 @@ extension SyncEngine {
     /// (those not mirrored are left out): one query per root entity, however many objects.
     public func legacyPKs(ofNew objects: [ObjectRef]) throws -> [ObjectRef: Int64] {
         var found: [ObjectRef: Int64] = [:]
+        found.reserveCapacity(objects.count)
         var byRoot: [String: [ObjectRef]] = [:]
         for object in objects { byRoot[identities.root(of: object.entity), default: []].append(object) }
         for (root, members) in byRoot {

@@ -116,16 +116,26 @@ extension PublishService {
         guard let first = events.first else { return [] }
         switch framing {
         case .event:
+            // A transaction's changes are mostly of one entity, kind and side: their subject is made once.
+            var last: (entity: String?, change: ChangeType, side: String, subject: String)?
             return events.enumerated().map { index, event in
                 let line = values ? (event.withValues ?? event.plain) : event.plain
-                return ChangeMessage(
-                    subject: subjects.subject(
+                let subject: String
+                if let last, last.entity == event.entity, last.change == event.change, last.side == event.side.rawValue
+                {
+                    subject = last.subject
+                } else {
+                    subject = subjects.subject(
                         store: store,
                         entity: event.entity,
                         change: event.change.description,
                         side: event.side.rawValue
-                    ),
-                    data: line.array,
+                    )
+                    last = (event.entity, event.change, event.side.rawValue, subject)
+                }
+                return ChangeMessage(
+                    subject: subject,
+                    data: line.payload,
                     store: store,
                     token: event.token,
                     index: index,
@@ -143,7 +153,7 @@ extension PublishService {
             return [
                 ChangeMessage(
                     subject: subjects.subject(store: store, entity: entity, change: change, side: first.side.rawValue),
-                    data: line.array,
+                    data: line.payload,
                     store: store,
                     token: first.token,
                     index: nil,

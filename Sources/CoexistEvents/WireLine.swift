@@ -84,4 +84,9 @@ public final class WireLine: @unchecked Sendable {
 
     /// The bytes as an array (for tests and tools).
     public var array: [UInt8] { Array(bytes.prefix(count)) }
+
+    /// The bytes without the final newline, as an array: a message's payload, copied once.
+    public var payload: [UInt8] {
+        Array(bytes.prefix(count > 0 && bytes[count - 1] == UInt8(ascii: "\n") ? count - 1 : count))
+    }
 }

@@ -75,7 +75,9 @@ public struct SubjectTemplate: Sendable, Equatable {
     /// `value` as a subject token: never empty, never a wildcard or a separator.
     static func token(_ value: String) -> String {
         // Names are nearly always tokens already: then the value itself, not a copy.
-        if !value.isEmpty, value.utf8.allSatisfy(isNameByte) { return value }
+        if !value.isEmpty, value.utf8.withContiguousStorageIfAvailable({ $0.allSatisfy(isNameByte) }) ?? false {
+            return value
+        }
         let bytes = value.utf8.map { isNameByte($0) ? $0 : UInt8(ascii: "_") }
         return bytes.isEmpty ? "_" : String(decoding: bytes, as: UTF8.self)
     }
@@ -115,7 +117,7 @@ public struct ChangeMessage: Sendable, Equatable {
         self.token = token
         messageID = index.map { "\(store):\(token):\($0)" } ?? "\(store):\(token)"
         var headers = [
-            ("Coexist-Token", "\(token)"), ("Coexist-Store", store), ("Coexist-Entity", entity ?? ""),
+            ("Coexist-Token", String(token)), ("Coexist-Store", store), ("Coexist-Entity", entity ?? ""),
             ("Coexist-Change", change), ("Coexist-Side", side),
         ]
         if let author { headers.append(("Coexist-Author", Self.headerValue(author))) }
@@ -125,7 +127,11 @@ public struct ChangeMessage: Sendable, Equatable {
     /// `value` without control characters (a header line ends at CR or LF), at most 256 bytes.
     static func headerValue(_ value: String) -> String {
         // Nearly always printable ASCII within the limit: the value itself.
-        if value.utf8.count <= 256, value.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) { return value }
+        if value.utf8.count <= 256,
+            value.utf8.withContiguousStorageIfAvailable({ $0.allSatisfy { $0 >= 0x20 && $0 < 0x7F } }) ?? false
+        {
+            return value
+        }
         var result = ""
         for scalar in value.unicodeScalars where scalar.value >= 0x20 && scalar.value != 0x7F {
             guard result.utf8.count + String(scalar).utf8.count <= 256 else { break }

@@ -109,7 +109,7 @@ extension LegacyStore {
         try connection.forEachRow(
             "SELECT Z_PK, \(SQLIdentifier.quoted(column)) FROM \(SQLIdentifier.quoted(mapping.table)) "
                 + "WHERE Z_PK IN (SELECT value FROM json_each(?))",
-            [.text("[" + pks.map(String.init).joined(separator: ",") + "]")]
+            [.text(JSONText.integers(pks))]
         ) { row in
             let pk = row.int64(0)
             do {

@@ -19,6 +19,27 @@ public enum JSONText {
         return output + "\""
     }
 
+    /// `values` as a JSON array of integers (`[1,-2,3]`), written digit by digit: a statement's list of keys
+    /// for `json_each(?)`, made for every transaction the daemon reads.
+    public static func integers(_ values: [Int64]) -> String {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(2 + values.count * 8)
+        bytes.append(UInt8(ascii: "["))
+        for (index, value) in values.enumerated() {
+            if index > 0 { bytes.append(UInt8(ascii: ",")) }
+            if value < 0 { bytes.append(UInt8(ascii: "-")) }
+            var magnitude = value.magnitude
+            let start = bytes.count
+            repeat {
+                bytes.append(UInt8(ascii: "0") + UInt8(magnitude % 10))
+                magnitude /= 10
+            } while magnitude > 0
+            bytes[start...].reverse()
+        }
+        bytes.append(UInt8(ascii: "]"))
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
     /// Appends `text` as a JSON string to `output` (UTF-8), escaped as ``string(_:)`` escapes it.
     public static func append(_ text: String, to output: inout [UInt8]) {
         output.append(UInt8(ascii: "\""))

@@ -1,0 +1,29 @@
+import CoexistModel
+import Foundation
+import Testing
+
+/// JSON text made by hand for statements' `json_each(?)` arguments reads back as what it was made from.
+@Suite struct JSONTextTests {
+    @Test func integerListsReadBackAsTheirValues() throws {
+        let lists: [[Int64]] = [
+            [], [0], [7], [-7], [10, 100, 1_000], [Int64.max, Int64.min, -1, 1], Array(-50...50),
+            (0..<200).map { _ in Int64.random(in: Int64.min...Int64.max) },
+        ]
+        for values in lists {
+            let text = JSONText.integers(values)
+            #expect(text == "[" + values.map(String.init).joined(separator: ",") + "]")
+            let decoded = try JSONDecoder().decode([Int64].self, from: Data(text.utf8))
+            #expect(decoded == values)
+        }
+    }
+
+    @Test func stringsReadBackAsThemselves() throws {
+        for text in ["", "plain", "quote \" and \\ backslash", "line\nbreak\ttab\u{1}", "é ☃ 𝄞"] {
+            let decoded = try JSONDecoder().decode([String].self, from: Data(("[" + JSONText.string(text) + "]").utf8))
+            #expect(decoded == [text])
+            var bytes: [UInt8] = []
+            JSONText.append(text, to: &bytes)
+            #expect(String(decoding: bytes, as: UTF8.self) == JSONText.string(text))
+        }
+    }
+}
