@@ -158,6 +158,12 @@ public final class EventSource {
         }
         let identities = try engine.identities(ofLegacy: legacyObjects)
         let legacyPKs = try engine.legacyPKs(ofNew: newObjects)
+        // What every event of the transaction says alike, or of the same entity, made once.
+        let shared = SharedFields(
+            timestamp: ReferenceDate.iso8601(secondsSince2001: transaction.timestamp),
+            mirror: isMirror
+        )
+        var tables: (entity: String?, legacy: String?, new: String?) = (nil, nil, nil)
         for (index, change) in transaction.changes.enumerated() {
             var id = change.objectID
             var pk = change.objectPK
@@ -168,8 +174,15 @@ public final class EventSource {
                     pk = legacyPKs[ObjectRef(entity: entity, id: objectID)]
                 }
             }
+            if tables.entity != change.entity {
+                tables = (
+                    change.entity, change.entity.flatMap { engine.legacyTable(of: $0) },
+                    change.entity.flatMap { engine.newTable(of: $0) }
+                )
+            }
+            let fields = EventFields(shared: shared, legacyTable: tables.legacy, newTable: tables.new)
             let plain = WireLine(
-                line(transaction, change, index: index, id: id, pk: pk, values: nil),
+                line(transaction, change, fields, index: index, id: id, pk: pk, values: nil),
                 token: transaction.token
             )
             var withValues: WireLine?
@@ -196,6 +209,7 @@ public final class EventSource {
                     line(
                         transaction,
                         change,
+                        fields,
                         index: index,
                         id: id,
                         pk: pk,
@@ -233,9 +247,23 @@ public final class EventSource {
         return UUIDText.text(bytes)
     }
 
+    /// What the events of one transaction say alike.
+    private struct SharedFields {
+        var timestamp: String
+        var mirror: Bool
+    }
+
+    /// What one event says that its transaction or its entity decides.
+    private struct EventFields {
+        var shared: SharedFields
+        var legacyTable: String?
+        var newTable: String?
+    }
+
     private func line(
         _ transaction: HistoryTransaction,
         _ change: HistoryChange,
+        _ fields: EventFields,
         index: Int,
         id: String?,
         pk: Int64?,
@@ -254,19 +282,19 @@ public final class EventSource {
         writer.key("count")
         writer.integer(Int64(transaction.changes.count))
         writer.key("timestamp")
-        writer.string(ReferenceDate.iso8601(secondsSince2001: transaction.timestamp))
+        writer.string(fields.shared.timestamp)
         writer.key("author")
         writer.string(transaction.author)
         writer.key("side")
         writer.string(change.side.rawValue)
         writer.key("mirror")
-        writer.bool(transaction.author == engine.configuration.author)
+        writer.bool(fields.shared.mirror)
         writer.key("entity")
         writer.string(change.entity)
         writer.key("legacyTable")
-        writer.string(change.entity.flatMap { engine.legacyTable(of: $0) })
+        writer.string(fields.legacyTable)
         writer.key("newTable")
-        writer.string(change.entity.flatMap { engine.newTable(of: $0) })
+        writer.string(fields.newTable)
         writer.key("id")
         writer.string(id)
         writer.key("pk")
@@ -300,7 +328,7 @@ public final class EventSource {
             }
         }
         writer.endObject()
-        return writer.line
+        return writer.takeLine()
     }
 
     /// Plain JSON for a value: numbers, ISO-8601 dates, UUID text, base64 bytes.

@@ -58,10 +58,17 @@ public struct JSONWriter {
         escape(text)
     }
 
-    /// An integer value.
+    /// An integer value, written digit by digit (no string made first).
     public mutating func integer(_ value: Int64) {
         prefix()
-        bytes += Array(String(value).utf8)
+        if value < 0 { bytes.append(0x2D) }
+        var magnitude = value.magnitude
+        let start = bytes.count
+        repeat {
+            bytes.append(0x30 + UInt8(magnitude % 10))
+            magnitude /= 10
+        } while magnitude > 0
+        bytes[start...].reverse()
     }
 
     /// A number (non-finite numbers are written as strings: JSON has none).
@@ -77,14 +84,18 @@ public struct JSONWriter {
     /// A boolean.
     public mutating func bool(_ value: Bool) {
         prefix()
-        bytes += Array((value ? "true" : "false").utf8)
+        bytes.append(contentsOf: value ? Self.trueBytes : Self.falseBytes)
     }
 
     /// `null`.
     public mutating func null() {
         prefix()
-        bytes += Array("null".utf8)
+        bytes.append(contentsOf: Self.nullBytes)
     }
+
+    private static let trueBytes = Array("true".utf8)
+    private static let falseBytes = Array("false".utf8)
+    private static let nullBytes = Array("null".utf8)
 
     /// A string or null.
     public mutating func string(_ text: String?) {
@@ -131,6 +142,17 @@ public struct JSONWriter {
 
     /// The message as one wire line (with its newline).
     public var line: [UInt8] { bytes + [0x0A] }
+
+    /// The message as one wire line (its newline appended), leaving the writer empty: the bytes are handed
+    /// over, not copied.
+    public mutating func takeLine() -> [UInt8] {
+        bytes.append(0x0A)
+        let line = bytes
+        bytes = []
+        needsComma = [false]
+        afterKey = false
+        return line
+    }
 
     /// A one-level object of string/integer/bool/null fields, as a wire line.
     public static func message(_ fields: KeyValuePairs<String, JSONField>) -> [UInt8] {

@@ -48,4 +48,24 @@ import Testing
                 == "{\"type\":\"event\",\"values\":[-9223372036854775808,null]}\n"
         )
     }
+
+    @Test func integersBooleansAndLinesAreWrittenExactly() throws {
+        let numbers: [Int64] = [0, 7, -7, 10, -10, 1_000_000, Int64.max, Int64.min]
+        var writer = JSONWriter()
+        writer.beginArray()
+        for number in numbers { writer.integer(number) }
+        writer.bool(true)
+        writer.bool(false)
+        writer.null()
+        writer.endArray()
+        let expected = "[" + numbers.map(String.init).joined(separator: ",") + ",true,false,null]\n"
+        #expect(String(decoding: writer.line, as: UTF8.self) == expected)
+        // Taking the line gives the same bytes and leaves the writer empty for the next message.
+        #expect(String(decoding: writer.takeLine(), as: UTF8.self) == expected)
+        writer.beginObject()
+        writer.key("a")
+        writer.integer(1)
+        writer.endObject()
+        #expect(String(decoding: writer.takeLine(), as: UTF8.self) == "{\"a\":1}\n")
+    }
 }
