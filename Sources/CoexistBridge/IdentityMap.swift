@@ -40,7 +40,7 @@ struct IdentityMap {
         found.reserveCapacity(pks.count)
         try connection.forEachRow(
             "SELECT pk, id FROM coexist_identity WHERE entity = ? AND pk IN (SELECT value FROM json_each(?))",
-            [.text(root), .text(SetInserts.list(pks))]
+            [.text(root), .text(JSONText.integers(pks))]
         ) { row in
             if let pk = row.integer(0), let id = row.text(1) { found[pk] = id }
         }
@@ -51,14 +51,19 @@ struct IdentityMap {
     /// left out): one query, however many.
     func recordedPKs(root: String, ids: [String]) throws -> [String: Int64] {
         var found: [String: Int64] = [:]
-        guard !ids.isEmpty else { return found }
         found.reserveCapacity(ids.count)
-        try connection.forEachRow(
-            "SELECT id, pk FROM coexist_identity WHERE entity = ? AND id IN (SELECT value FROM json_each(?))",
-            [.text(root), .text("[" + ids.map(JSONText.string).joined(separator: ",") + "]")]
-        ) { row in
-            if let id = row.text(0), let pk = row.integer(1) { found[id] = pk }
+        // SQLite before 3.45 (Debian 12 has 3.40) ends a `json_each` string at an escaped NUL: such an
+        // identity (never one a save writes: those are UUIDs) is looked up alone.
+        let (listed, alone) = (ids.filter { !$0.utf8.contains(0) }, ids.filter { $0.utf8.contains(0) })
+        if !listed.isEmpty {
+            try connection.forEachRow(
+                "SELECT id, pk FROM coexist_identity WHERE entity = ? AND id IN (SELECT value FROM json_each(?))",
+                [.text(root), .text(JSONText.strings(listed))]
+            ) { row in
+                if let id = row.text(0), let pk = row.integer(1) { found[id] = pk }
+            }
         }
+        for id in alone { found[id] = try recordedPK(root: root, id: id) }
         return found
     }
 

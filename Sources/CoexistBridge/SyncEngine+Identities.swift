@@ -25,25 +25,20 @@ extension SyncEngine {
 
     /// The identities of the legacy objects `objects`, each as ``identity(ofLegacy:pk:)`` gives it (those
     /// with none are left out): one query per root entity for the recorded ones, one per entity for the
-    /// others, however many objects (a transaction's, not a query per change).
-    public func identities(ofLegacy objects: [ObjectID]) throws -> [ObjectID: String] {
+    /// others, however many objects (a transaction's, not a query per change). Roots and entities are read
+    /// in the order `objects` first names them.
+    public func legacyIdentities(of objects: [ObjectID]) throws -> [ObjectID: String] {
         var found: [ObjectID: String] = [:]
         found.reserveCapacity(objects.count)
-        var byRoot: [String: [ObjectID]] = [:]
-        for object in objects { byRoot[identities.root(of: object.entity), default: []].append(object) }
-        for (root, members) in byRoot {
+        for (root, members) in Self.grouped(objects, by: { identities.root(of: $0.entity) }) {
             let recorded = try identities.recordedIDs(root: root, pks: members.map { $0.pk })
-            var unrecorded: [String: [Int64]] = [:]
+            var unrecorded: [ObjectID] = []
             for object in members {
-                if let id = recorded[object.pk] {
-                    found[object] = id
-                } else {
-                    unrecorded[object.entity, default: []].append(object.pk)
-                }
+                if let id = recorded[object.pk] { found[object] = id } else { unrecorded.append(object) }
             }
-            for (entity, pks) in unrecorded {
+            for (entity, objects) in Self.grouped(unrecorded, by: \.entity) {
                 guard case .uuidAttribute(let name)? = new.schema.entities[entity]?.identity else { continue }
-                for (pk, value) in try legacy.attributeValues(entity, name, pks: pks) {
+                for (pk, value) in try legacy.attributeValues(entity, name, pks: objects.map { $0.pk }) {
                     guard case .uuid(let bytes) = value, let text = UUIDText.text(bytes) else { continue }
                     found[ObjectID(entity: entity, pk: pk)] = text
                 }
@@ -53,17 +48,32 @@ extension SyncEngine {
     }
 
     /// The legacy `Z_PK`s of the new-schema objects `objects`, each as ``legacyPK(ofNew:id:)`` gives it
-    /// (those not mirrored are left out): one query per root entity, however many objects.
+    /// (those not mirrored are left out): one query per root entity, however many objects, in the order
+    /// `objects` first names them.
     public func legacyPKs(ofNew objects: [ObjectRef]) throws -> [ObjectRef: Int64] {
         var found: [ObjectRef: Int64] = [:]
         found.reserveCapacity(objects.count)
-        var byRoot: [String: [ObjectRef]] = [:]
-        for object in objects { byRoot[identities.root(of: object.entity), default: []].append(object) }
-        for (root, members) in byRoot {
+        for (root, members) in Self.grouped(objects, by: { identities.root(of: $0.entity) }) {
             let recorded = try identities.recordedPKs(root: root, ids: members.map(\.id))
             for object in members { found[object] = recorded[object.id] }
         }
         return found
+    }
+
+    /// `items` grouped by `key`, the groups in the order their first item comes.
+    private static func grouped<Item>(_ items: [Item], by key: (Item) -> String) -> [(String, [Item])] {
+        var groups: [(String, [Item])] = []
+        var positions: [String: Int] = [:]
+        for item in items {
+            let name = key(item)
+            if let position = positions[name] {
+                groups[position].1.append(item)
+            } else {
+                positions[name] = groups.count
+                groups.append((name, [item]))
+            }
+        }
+        return groups
     }
 
     /// The legacy `Z_PK` of a new-schema object, when the bridge has mirrored it.

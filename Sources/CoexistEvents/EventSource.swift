@@ -144,8 +144,8 @@ public final class EventSource {
         let snapshot = values ? try reader.lastToken() : transaction.token
         let isMirror = transaction.author == engine.configuration.author
         var events: [EncodedEvent] = []
-        // The other side's keys of the transaction's objects, read at once (two queries a transaction, not
-        // one or two a change).
+        // The other side's keys of the transaction's objects, read at once: a query or two per root entity
+        // the transaction changes, not one or two a change.
         var legacyObjects: [ObjectID] = []
         var newObjects: [ObjectRef] = []
         for change in transaction.changes {
@@ -156,7 +156,7 @@ public final class EventSource {
                 newObjects.append(ObjectRef(entity: entity, id: objectID))
             }
         }
-        let identities = try engine.identities(ofLegacy: legacyObjects)
+        let identified = try engine.legacyIdentities(of: legacyObjects)
         let legacyPKs = try engine.legacyPKs(ofNew: newObjects)
         // What every event of the transaction says alike, or of the same entity, made once.
         let shared = SharedFields(
@@ -169,7 +169,7 @@ public final class EventSource {
             var pk = change.objectPK
             if let entity = change.entity {
                 if change.side == .legacy, let objectPK = change.objectPK {
-                    id = identities[ObjectID(entity: entity, pk: objectPK)] ?? tombstoneIdentity(change)
+                    id = identified[ObjectID(entity: entity, pk: objectPK)] ?? tombstoneIdentity(change)
                 } else if change.side == .new, let objectID = change.objectID {
                     pk = legacyPKs[ObjectRef(entity: entity, id: objectID)]
                 }

@@ -100,7 +100,8 @@ public struct ChangeMessage: Sendable, Equatable {
     /// The transaction's token.
     public var token: Int64
 
-    /// A message about the change `index` of transaction `token` (nil: the whole transaction) in `store`.
+    /// A message about the change `index` of transaction `token` (nil: the whole transaction) in `store`;
+    /// `data` is the payload as it is sent (an event line without its newline: `WireLine.payload`).
     public init(
         subject: String,
         data: [UInt8],
@@ -113,7 +114,7 @@ public struct ChangeMessage: Sendable, Equatable {
         author: String?
     ) {
         self.subject = subject
-        self.data = data.last == UInt8(ascii: "\n") ? Array(data.dropLast()) : data
+        self.data = data
         self.token = token
         messageID = index.map { "\(store):\(token):\($0)" } ?? "\(store):\(token)"
         var headers = [

@@ -106,13 +106,13 @@ extension JetStream {
         // Strings go to the client through `withCString`, which passes a native string's own bytes: passed as
         // arguments, each would be copied into a new array first (a fifth of the publisher's time, measured).
         var message: OpaquePointer?
-        var status = outgoing.subject.withCString { subject in
-            reply.withCString { reply in
+        var status = outgoing.subject.withCString { subjectText in
+            reply.withCString { replyText in
                 outgoing.data.withUnsafeBufferPointer { bytes in
                     natsMsg_Create(
                         &message,
-                        subject,
-                        reply,
+                        subjectText,
+                        replyText,
                         bytes.baseAddress.map { UnsafeRawPointer($0) },
                         Int32(bytes.count)
                     )
@@ -137,21 +137,22 @@ extension JetStream {
         name.withCString { name in value.withCString { value in natsMsgHeader_Set(message, name, value) } }
     }
 
-    /// The number after the last `.` of a reply subject (`<inbox>.<number>`), read from its UTF-8 bytes; nil
-    /// when it is not a number.
+    /// The number after the last `.` of a reply subject (`<inbox>.<number>`: digits only, at most 20, as the
+    /// inboxes of ``publish(window:stream:)`` make them), read from its UTF-8; nil for anything else.
     static func replyNumber(_ subject: String) -> UInt64? {
         let bytes = subject.utf8
-        let digits = bytes.reversed().prefix { $0 != UInt8(ascii: ".") }
-        guard !digits.isEmpty, digits.count <= 20 else { return nil }
+        let start = bytes.lastIndex(of: UInt8(ascii: ".")).map(bytes.index(after:)) ?? bytes.startIndex
         var number: UInt64 = 0
-        for byte in digits.reversed() {
-            guard byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") else { return nil }
+        var digits = 0
+        for byte in bytes[start...] {
+            guard byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9"), digits < 20 else { return nil }
             let (shifted, overflow) = number.multipliedReportingOverflow(by: 10)
             let (sum, carry) = shifted.addingReportingOverflow(UInt64(byte - UInt8(ascii: "0")))
             guard !overflow, !carry else { return nil }
             number = sum
+            digits += 1
         }
-        return number
+        return digits > 0 ? number : nil
     }
 
     /// The next reply on `inbox` within `timeout` milliseconds: its number (nil when the client kept no

@@ -66,26 +66,39 @@ import Testing
         #expect(unmirrored.map(\.pk) == expected.map(\.2))
 
         _ = try engine.catchUp()
-        // Mirrored: a legacy update is named by the recorded identity, a new-side one by the recorded key.
+        // Mirrored: named by the recorded identity, even when the same save gives the object another identity
+        // attribute; in the same transaction, new objects are named by their attributes.
+        var added: [(id: ObjectID, uuid: String)] = []
         let updated = try shared.legacy.save(app) { save in
             for object in objects.reversed() where object.id.entity == "Task" {
-                try save.update(object.id, ["title": .string("renamed")])
+                try save.update(object.id, ["title": .string("renamed"), "id": .uuid(UUIDText.randomBytes())])
+            }
+            for index in 0..<2 {
+                let uuid = UUIDText.randomBytes()
+                let task = try save.insert(
+                    "Task",
+                    ["id": .uuid(uuid), "title": .string("n\(index)"), "createdAt": .date(Double(index))]
+                )
+                added.append((task, UUIDText.text(uuid) ?? ""))
             }
         }
-        let tasks = objects.reversed().filter { $0.id.entity == "Task" }
+        let tasks = objects.reversed().filter { $0.id.entity == "Task" } + added
         let legacyUpdates = try keys(updated.token)
         #expect(legacyUpdates.map(\.id) == tasks.map(\.uuid))
         #expect(legacyUpdates.map(\.pk) == tasks.map(\.id.pk))
 
+        // A new-side save: the mirrored objects named by their recorded legacy keys, a new one by none yet.
+        var newObject: ObjectRef?
         let newSave = try shared.new.save(SaveMetadata(author: "new-app")) { save in
             for object in objects {
                 let ref = ObjectRef(entity: object.id.entity, id: object.uuid)
                 try save.update(ref, object.id.entity == "Task" ? ["notes": .string("n")] : ["name": .string("n")])
             }
+            newObject = try save.insert("Task", id: nil, ["title": .string("new"), "createdAt": .date(0)])
         }
         let newUpdates = try keys(newSave.token)
-        #expect(newUpdates.map(\.entity) == expected.map(\.0))
-        #expect(newUpdates.map(\.id) == expected.map(\.1))
-        #expect(newUpdates.map(\.pk) == expected.map(\.2))
+        #expect(newUpdates.map(\.entity) == expected.map(\.0) + ["Task"])
+        #expect(newUpdates.map(\.id) == expected.map(\.1) + [newObject?.id])
+        #expect(newUpdates.map(\.pk) == expected.map(\.2) + [nil])
     }
 }

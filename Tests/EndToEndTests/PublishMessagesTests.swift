@@ -48,4 +48,28 @@ import Testing
         )
         #expect(messages.map(\.messageID) == events.indices.map { "S:9:\($0)" })
     }
+
+    @Test func valuesAndTransactionsArePublishedAsEncoded() throws {
+        var events = [Self.event("Task", .insert, .legacy, index: 0), Self.event("Task", .update, .legacy, index: 1)]
+        events[1].withValues = WireLine(Array(#"{"type":"event","index":1,"values":{}}"#.utf8) + [0x0A], token: 9)
+        let template = SubjectTemplate("coexist.{store}.{entity}.{change}")
+        let withValues = PublishService.messages(events, framing: .event, values: true, subjects: template, store: "S")
+        #expect(
+            withValues.map(\.data) == [
+                Array(#"{"type":"event","token":9,"index":0}"#.utf8),
+                Array(#"{"type":"event","index":1,"values":{}}"#.utf8),
+            ]
+        )
+        let transaction = PublishService.messages(
+            events,
+            framing: .transaction,
+            values: false,
+            subjects: template,
+            store: "S"
+        )
+        let line = try #require(WireLine(transaction: events, values: false))
+        #expect(transaction.map(\.subject) == ["coexist.S.Task._"])
+        #expect(transaction.map(\.data) == [Array(line.array.dropLast())])
+        #expect(transaction.map(\.messageID) == ["S:9"])
+    }
 }

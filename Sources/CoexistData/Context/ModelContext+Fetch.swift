@@ -248,8 +248,8 @@ final class RecordLayout {
     /// The relationship slots whose targets are read with a query.
     let queriedSlots: [Int]
 
-    /// Whether a row with the to-one targets `toOnes` (as ``RowDecoder/toOnes(of:)`` gives them) named the
-    /// targets of every relationship, and none: its record has nothing to load.
+    /// Whether a row with the to-one targets `toOnes` (as ``RowDecoder/toOnes(of:)`` gives them) leaves no
+    /// relationship to a query and names no target: its record has nothing to load.
     func namesNoTarget(_ toOnes: [[ObjectRef]]) -> Bool { queriedSlots.isEmpty && toOnes.allSatisfy { $0.isEmpty } }
 
     /// The layout of `decoder`'s rows for `schema`, reading the attributes in `only` (all when nil).

@@ -40,6 +40,11 @@ public enum JSONText {
         return String(decoding: bytes, as: UTF8.self)
     }
 
+    /// `values` as a JSON array of strings, each escaped as ``string(_:)`` escapes it.
+    public static func strings(_ values: [String]) -> String {
+        "[" + values.map(string).joined(separator: ",") + "]"
+    }
+
     /// Appends `text` as a JSON string to `output` (UTF-8), escaped as ``string(_:)`` escapes it.
     public static func append(_ text: String, to output: inout [UInt8]) {
         output.append(UInt8(ascii: "\""))
