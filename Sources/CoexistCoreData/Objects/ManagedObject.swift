@@ -68,19 +68,21 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     open class var entityName: String { String(describing: self) }
 
     /// The object's identity: temporary until its first save.
-    public internal(set) var objectID: ManagedObjectID
+    // The object's state is unchecked for exclusive access: an object is used on its context's thread only,
+    // and no access to it overlaps another (a fetch sets these for every object it makes).
+    @exclusivity(unchecked) public internal(set) var objectID: ManagedObjectID
     /// The context that tracks the object; nil once deleted and saved, or before it is inserted.
     public internal(set) weak var managedObjectContext: ManagedObjectContext?
-    var snapshot: Snapshot?
-    var pending: [String: Pending] = [:]
+    @exclusivity(unchecked) var snapshot: Snapshot?
+    @exclusivity(unchecked) var pending: [String: Pending] = [:]
     var problems: [CoreDataError] = []
-    var batch: BatchLoader?
+    @exclusivity(unchecked) var batch: BatchLoader?
     /// Set when the context that held the object went away: its values are no longer answered.
-    var outlivedContext = false
+    @exclusivity(unchecked) var outlivedContext = false
     /// Whether the object was inserted and not saved yet.
-    public internal(set) var isInserted = false
+    @exclusivity(unchecked) public internal(set) var isInserted = false
     /// Whether the object is deleted (pending the next save, or saved).
-    public internal(set) var isDeleted = false
+    @exclusivity(unchecked) public internal(set) var isDeleted = false
 
     /// A new object of `entityName`, inserted into `context` when one is given (saved by its next save).
     public required init(entityName: String, insertInto context: ManagedObjectContext?) {
@@ -108,7 +110,7 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     /// Why the last ``value(forKey:)`` that returned nil for a failed read failed (an unknown key, an
     /// object no longer in the store, a store that could not be read); nil after a read that succeeded.
     /// A failed read changes nothing: it never stands in the way of a save.
-    public internal(set) var lastAccessError: CoreDataError?
+    @exclusivity(unchecked) public internal(set) var lastAccessError: CoreDataError?
 
     /// The value of the attribute or relationship `key`; nil when unset, unknown, or no longer in the store
     /// (``lastAccessError`` says which).

@@ -103,11 +103,14 @@ public final class BackingData {
 
     /// A value for a UUID property the context is about to set (all zero).
     public let placeholderUUID = UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0))
-    @usableFromInline var state = State.empty
+    // Unchecked: a backing data is its record's, used on its context's thread only, and no access to its
+    // storage overlaps another. The dynamic checks were a third of a field read (a `title` read: 660
+    // instructions with them, 417 without).
+    @exclusivity(unchecked) @usableFromInline var state = State.empty
     /// The record type's erased schema, once known.
-    var schema: ErasedSchema?
+    @exclusivity(unchecked) var schema: ErasedSchema?
     /// By attribute slot (those of plain stored properties are not used).
-    @usableFromInline var values: [AttributeValue] = []
+    @exclusivity(unchecked) @usableFromInline var values: [AttributeValue] = []
     /// While probing: the slot of the last field reached, and the identity of the key path it was reached by.
     var reached: Int?
     var reachedKeyPath: AnyKeyPath?

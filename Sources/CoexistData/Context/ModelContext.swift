@@ -17,11 +17,13 @@ public final class ModelContext {
         let object: AnyObject
         var ref: ObjectRef
         let schema: ErasedSchema
-        var snapshot: Snapshot?
-        var deleted = false
+        // Unchecked: a registration is used on its context's thread only, and no access overlaps another (a
+        // fetch reads and sets these for every record).
+        @exclusivity(unchecked) var snapshot: Snapshot?
+        @exclusivity(unchecked) var deleted = false
         /// Attribute slots a fetch with `propertiesToFetch` left unread: they hold what the record was made
         /// with until a fetch reads them.
-        var unfetched: [Int] = []
+        @exclusivity(unchecked) var unfetched: [Int] = []
 
         init(object: AnyObject, ref: ObjectRef, schema: ErasedSchema) {
             self.object = object
