@@ -72,7 +72,7 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     // and no access to it overlaps another (a fetch sets these for every object it makes).
     @exclusivity(unchecked) public internal(set) var objectID: ManagedObjectID
     /// The context that tracks the object; nil once deleted and saved, or before it is inserted.
-    public internal(set) weak var managedObjectContext: ManagedObjectContext?
+    @exclusivity(unchecked) public internal(set) weak var managedObjectContext: ManagedObjectContext?
     @exclusivity(unchecked) var snapshot: Snapshot?
     @exclusivity(unchecked) var pending: [String: Pending] = [:]
     var problems: [CoreDataError] = []

@@ -42,9 +42,11 @@ public final class ModelContext {
     public let store: NewStore
     /// Recorded with every save: author, context name, process.
     public var metadata: SaveMetadata
-    var registrations: [ObjectIdentifier: Registration] = [:]
-    var byRef = RegistrationIndex()
-    var insertionOrder: [ObjectIdentifier] = []
+    // The identity map is unchecked for exclusive access: a context is used on one thread (it is not
+    // `Sendable`) and no access to these overlaps another; a fetch registers every record it makes here.
+    @exclusivity(unchecked) var registrations: [ObjectIdentifier: Registration] = [:]
+    @exclusivity(unchecked) var byRef = RegistrationIndex()
+    @exclusivity(unchecked) var insertionOrder: [ObjectIdentifier] = []
     /// The last history token merged (``mergeChangesFromStore()``); the file's last token at creation.
     public internal(set) var lastMergedToken: Int64 = 0
     /// Tokens of this context's own saves not merged yet: merging skips them.
