@@ -67,9 +67,11 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     /// The entity a subclass stands for; by default the class's own name (as `NSManagedObject.entity()`).
     open class var entityName: String { String(describing: self) }
 
+    // The object's state is unchecked for exclusive access (a fetch sets it for every object it makes): no
+    // access to one of these properties ever starts while another to the same property is under way on the
+    // same thread (each write is a plain assignment or one collection operation, its value computed first).
+    // Across threads the check never helped: a context and its objects are used on one thread.
     /// The object's identity: temporary until its first save.
-    // The object's state is unchecked for exclusive access: an object is used on its context's thread only,
-    // and no access to it overlaps another (a fetch sets these for every object it makes).
     @exclusivity(unchecked) public internal(set) var objectID: ManagedObjectID
     /// The context that tracks the object; nil once deleted and saved, or before it is inserted.
     @exclusivity(unchecked) public internal(set) weak var managedObjectContext: ManagedObjectContext?

@@ -17,8 +17,8 @@ public final class ModelContext {
         let object: AnyObject
         var ref: ObjectRef
         let schema: ErasedSchema
-        // Unchecked: a registration is used on its context's thread only, and no access overlaps another (a
-        // fetch reads and sets these for every record).
+        // Unchecked for exclusive access (a fetch sets these for every record): no access to one starts while
+        // another to the same property is under way on the same thread.
         @exclusivity(unchecked) var snapshot: Snapshot?
         @exclusivity(unchecked) var deleted = false
         /// Attribute slots a fetch with `propertiesToFetch` left unread: they hold what the record was made
@@ -42,8 +42,11 @@ public final class ModelContext {
     public let store: NewStore
     /// Recorded with every save: author, context name, process.
     public var metadata: SaveMetadata
-    // The identity map is unchecked for exclusive access: a context is used on one thread (it is not
-    // `Sendable`) and no access to these overlaps another; a fetch registers every record it makes here.
+    // The identity map is unchecked for exclusive access (a fetch registers every record it makes here): no
+    // access to one of these starts while another to the same map is under way on the same thread (each
+    // change is one subscript or collection operation whose closure, if any, does not touch the map). The
+    // check never covered other threads: a context is not `Sendable`, and one that autosaves is used on the
+    // main actor, where autosave runs.
     @exclusivity(unchecked) var registrations: [ObjectIdentifier: Registration] = [:]
     @exclusivity(unchecked) var byRef = RegistrationIndex()
     @exclusivity(unchecked) var insertionOrder: [ObjectIdentifier] = []
