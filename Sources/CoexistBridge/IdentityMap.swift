@@ -54,7 +54,10 @@ struct IdentityMap {
         found.reserveCapacity(ids.count)
         // SQLite before 3.45 (Debian 12 has 3.40) ends a `json_each` string at an escaped NUL: such an
         // identity (never one a save writes: those are UUIDs) is looked up alone.
-        let (listed, alone) = (ids.filter { !$0.utf8.contains(0) }, ids.filter { $0.utf8.contains(0) })
+        var (listed, alone): ([String], [String]) = ([], [])
+        for id in ids {
+            if id.utf8.contains(0) { alone.append(id) } else { listed.append(id) }
+        }
         if !listed.isEmpty {
             try connection.forEachRow(
                 "SELECT id, pk FROM coexist_identity WHERE entity = ? AND id IN (SELECT value FROM json_each(?))",

@@ -158,12 +158,11 @@ public final class EventSource {
         }
         let identified = try engine.legacyIdentities(of: legacyObjects)
         let legacyPKs = try engine.legacyPKs(ofNew: newObjects)
-        // What every event of the transaction says alike, or of the same entity, made once.
-        let shared = SharedFields(
+        // What every event of the transaction says alike, or every event of one entity, made once.
+        var fields = EventFields(
             timestamp: ReferenceDate.iso8601(secondsSince2001: transaction.timestamp),
             mirror: isMirror
         )
-        var tables: (entity: String?, legacy: String?, new: String?) = (nil, nil, nil)
         for (index, change) in transaction.changes.enumerated() {
             var id = change.objectID
             var pk = change.objectPK
@@ -174,13 +173,11 @@ public final class EventSource {
                     pk = legacyPKs[ObjectRef(entity: entity, id: objectID)]
                 }
             }
-            if tables.entity != change.entity {
-                tables = (
-                    change.entity, change.entity.flatMap { engine.legacyTable(of: $0) },
-                    change.entity.flatMap { engine.newTable(of: $0) }
-                )
+            if fields.entity != change.entity {
+                fields.entity = change.entity
+                fields.legacyTable = change.entity.flatMap { engine.legacyTable(of: $0) }
+                fields.newTable = change.entity.flatMap { engine.newTable(of: $0) }
             }
-            let fields = EventFields(shared: shared, legacyTable: tables.legacy, newTable: tables.new)
             let plain = WireLine(
                 line(transaction, change, fields, index: index, id: id, pk: pk, values: nil),
                 token: transaction.token
@@ -247,15 +244,12 @@ public final class EventSource {
         return UUIDText.text(bytes)
     }
 
-    /// What the events of one transaction say alike.
-    private struct SharedFields {
+    /// What an event says that its transaction (time, mirror) or its entity (tables) decides.
+    private struct EventFields {
         var timestamp: String
         var mirror: Bool
-    }
-
-    /// What one event says that its transaction or its entity decides.
-    private struct EventFields {
-        var shared: SharedFields
+        /// The entity the tables are of (nil before the first change of one).
+        var entity: String?
         var legacyTable: String?
         var newTable: String?
     }
@@ -282,13 +276,13 @@ public final class EventSource {
         writer.key("count")
         writer.integer(Int64(transaction.changes.count))
         writer.key("timestamp")
-        writer.string(fields.shared.timestamp)
+        writer.string(fields.timestamp)
         writer.key("author")
         writer.string(transaction.author)
         writer.key("side")
         writer.string(change.side.rawValue)
         writer.key("mirror")
-        writer.bool(fields.shared.mirror)
+        writer.bool(fields.mirror)
         writer.key("entity")
         writer.string(change.entity)
         writer.key("legacyTable")
