@@ -302,7 +302,7 @@ let package = Package(
     .testTarget(
       name: "EndToEndTests",
       dependencies: [
-        "TestSupport", "CoexistSQLite", "CoexistHistory", "CoexistLegacyStore", "CoexistStore",
+        "TestSupport", "CoexistRuntime", "CoexistSQLite", "CoexistHistory", "CoexistLegacyStore", "CoexistStore",
         "CoexistConfiguration", "CoexistCoreData",
         "CoexistDaemon", "CoexistPublish",
         "coexistctl", "coexistd",

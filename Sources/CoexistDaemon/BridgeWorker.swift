@@ -52,7 +52,7 @@ final class BridgeWorker: @unchecked Sendable {
         var started = false
     }
 
-    let shared = Mutex(Shared())
+    let shared = PthreadLocked(Shared())
     /// True while the worker is inside a pass (holding, or waiting for, the write lock).
     let inPass = Atomic<Bool>(false)
     /// Signalled by the worker: commits to publish, or a failure.

@@ -6,7 +6,6 @@ import CoexistLegacyStore
 import CoexistPublish
 import CoexistRuntime
 import CoexistSQLite
-import Synchronization
 
 #if canImport(Glibc)
 import Glibc
@@ -53,7 +52,7 @@ final class PublishService: @unchecked Sendable {
         var historyDue = true
     }
 
-    let shared = Mutex(Shared())
+    let shared = PthreadLocked(Shared())
     let wake: WakeSignal
     let started: WakeSignal
     var thread: WorkerThread?

@@ -16,12 +16,12 @@ final class StartupHeartbeat: Sendable {
         let notifier: ServiceNotifier
         let milliseconds: Int32
         let started = Monotonic.now()
-        let phase: Mutex<String>
+        let phase: PthreadLocked<String>
         let stopped = Atomic<Bool>(false)
 
         init(notifier: ServiceNotifier, phase: String, milliseconds: Int32) {
             self.notifier = notifier
-            self.phase = Mutex(phase)
+            self.phase = PthreadLocked(phase)
             self.milliseconds = milliseconds
         }
 

@@ -2,7 +2,6 @@ import CoexistBridge
 import CoexistConfiguration
 import CoexistProtocol
 import CoexistRuntime
-import Synchronization
 
 #if canImport(Glibc)
 import Glibc
@@ -57,9 +56,9 @@ final class StartupResponder: @unchecked Sendable {
     private let limits: EventLimits
     private let logger: Logger
     private let stopSignal: WakeSignal
-    private let progress = Mutex(Progress())
-    private let thread = Mutex<WorkerThread?>(nil)
-    private let handedOver = Mutex<[Held]>([])
+    private let progress = PthreadLocked(Progress())
+    private let thread = PthreadLocked<WorkerThread?>(nil)
+    private let handedOver = PthreadLocked<[Held]>([])
     /// Connections holding requests (the responder's thread alone uses it).
     private var heldCount = 0
 

@@ -1,5 +1,5 @@
+import CoexistRuntime
 public import CoexistSQLite
-import Synchronization
 
 /// The durable consumers' acknowledgements on their way to the database. The event service never writes
 /// the database: it posts each position here and the bridge service, the one writer, records the pending
@@ -22,7 +22,7 @@ public final class ConsumerOutbox: Sendable {
         var durable: UInt64 = 0
     }
 
-    private let state = Mutex(State())
+    private let state = PthreadLocked(State())
     private let onPost: @Sendable () -> Void
 
     /// An outbox; `onPost` wakes the writer (called on the poster's thread, outside the lock).

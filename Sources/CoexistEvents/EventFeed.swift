@@ -1,5 +1,4 @@
 import CoexistRuntime
-import Synchronization
 
 /// The transactions the event service has just read and encoded, handed to one reader on another thread
 /// (the JetStream publisher), so that it publishes what the event thread already read instead of reading the
@@ -57,7 +56,7 @@ public final class EventFeed: Sendable {
         var waiting = true
     }
 
-    private let state = Mutex(State())
+    private let state = PthreadLocked(State())
     private let onAppend: @Sendable () -> Void
 
     /// A feed for a reader wanting `values` and `mirrors`; `onAppend` wakes the reader (called on the event

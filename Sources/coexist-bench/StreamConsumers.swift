@@ -26,7 +26,7 @@ enum StreamConsumers {
     private final class Received: Sendable {
         let total = Atomic<Int>(0)
         /// By timed consumer and token: when the transaction's last message arrived.
-        let arrivals = Mutex<[Int: [Int64: Int64]]>([:])
+        let arrivals = PthreadLocked<[Int: [Int64: Int64]]>([:])
     }
 
     static func run(

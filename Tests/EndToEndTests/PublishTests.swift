@@ -1,6 +1,7 @@
 import CoexistHistory
 import CoexistLegacyStore
 import CoexistPublish
+import CoexistRuntime
 import CoexistStore
 import Foundation
 import Synchronization
@@ -263,7 +264,7 @@ import Glibc
         let fixture = try Fixture(publish: "duplicate-window = 1s")
         defer { fixture.server?.stop() }
         let writing = Atomic(true)
-        let tokens = Mutex<[Int64]>([])
+        let tokens = PthreadLocked<[Int64]>([])
         let writer = Thread {
             while writing.load(ordering: .relaxed) {
                 if let token = try? fixture.legacySave(2) { tokens.withLock { $0.append(token) } }
@@ -425,7 +426,7 @@ import Glibc
         try daemon.waitUntilServing(timeout: 300)
         // 100-change transactions, written on: windows of messages are in flight when the node dies.
         let writing = Atomic(true)
-        let tokens = Mutex<[Int64]>([])
+        let tokens = PthreadLocked<[Int64]>([])
         let writer = Thread {
             // At most 40 transactions (4,000 changes): the stream is read back message by message at the end.
             while writing.load(ordering: .relaxed), tokens.withLock({ $0.count }) < 40 {

@@ -63,6 +63,7 @@ public struct ProductProcess: Sendable {
         let outData = out.fileHandleForReading.readDataToEndOfFile()
         let errData = err.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
+        SanitizerReport.forward(String(decoding: errData, as: UTF8.self), from: "\(executable) \(arguments)")
         return Result(
             status: process.terminationStatus,
             stdout: String(decoding: outData, as: UTF8.self),

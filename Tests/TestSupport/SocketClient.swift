@@ -168,11 +168,16 @@ public final class DaemonProcess {
         String(decoding: FileManager.default.contents(atPath: logPath) ?? Data(), as: UTF8.self)
     }
 
-    /// Sends SIGTERM and waits; returns the exit status.
+    /// Sends SIGTERM and waits; returns the exit status. A sanitizer report in the log is copied to this
+    /// process's standard error (once).
     @discardableResult
     public func stop() -> Int32 {
         if process.isRunning { process.terminate() }
         process.waitUntilExit()
+        if !reported {
+            reported = true
+            SanitizerReport.forward(log, from: "coexistd (\(logPath))")
+        }
         return process.terminationStatus
     }
 
@@ -183,5 +188,8 @@ public final class DaemonProcess {
         return stop()
     }
 
-    deinit { if process.isRunning { process.terminate() } }
+    /// Whether ``stop()`` has looked for a sanitizer report.
+    private var reported = false
+
+    deinit { stop() }
 }
