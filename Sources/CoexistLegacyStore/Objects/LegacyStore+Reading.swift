@@ -69,33 +69,39 @@ extension LegacyStore {
 
     /// The value of one attribute of the object `id` (one column read), or nil when no row has that key.
     public func attributeValue(_ id: ObjectID, _ name: String) throws -> AttributeValue? {
-        let (model, schema) = try requireModel()
-        guard let mapping = schema.entities[id.entity], let entity = model.entity(named: id.entity),
-            let attribute = model.allAttributes(of: entity).first(where: { $0.name == name }),
-            case .attribute(let column)? = mapping.properties[name]
-        else {
-            throw LegacyStoreError.modelMismatch(path: path, detail: "\(id.entity) has no stored attribute \(name)")
-        }
+        let stored = try storedAttribute(id.entity, name)
         var found: AttributeValue?
         try connection.forEachRow(
-            "SELECT \(SQLIdentifier.quoted(column)) FROM \(SQLIdentifier.quoted(mapping.table)) WHERE Z_PK = ?",
+            "SELECT \(SQLIdentifier.quoted(stored.column)) FROM \(SQLIdentifier.quoted(stored.table)) WHERE Z_PK = ?",
             [.integer(id.pk)]
-        ) { row in
-            do {
-                found = try AttributeCodec.decode(row[0], as: attribute)
-            } catch {
-                throw LegacyStoreError.invalidData(
-                    path: path,
-                    detail: "\(mapping.table) row Z_PK=\(id.pk) column \(column) (\(id.entity).\(name)): \(error)"
-                )
-            }
-        }
+        ) { row in found = try decode(row[0], of: stored, pk: id.pk) }
         return found
     }
 
     /// The stored attribute `name` of the objects `pks` of `entity`, by `Z_PK`, as ``attributeValue(_:_:)``
     /// reads each (rows that do not exist are left out): one query, however many.
     public func attributeValues(_ entity: String, _ name: String, pks: [Int64]) throws -> [Int64: AttributeValue] {
+        let stored = try storedAttribute(entity, name)
+        var found: [Int64: AttributeValue] = [:]
+        guard !pks.isEmpty else { return found }
+        found.reserveCapacity(pks.count)
+        try connection.forEachRow(
+            "SELECT Z_PK, \(SQLIdentifier.quoted(stored.column)) FROM \(SQLIdentifier.quoted(stored.table)) "
+                + "WHERE Z_PK IN (SELECT value FROM json_each(?))",
+            [.text(JSONText.integers(pks))]
+        ) { row in
+            let pk = row.int64(0)
+            found[pk] = try decode(row[1], of: stored, pk: pk)
+        }
+        return found
+    }
+
+    /// Where the stored attribute `name` of `entity` is, and its definition; a model mismatch when the entity
+    /// stores no such attribute.
+    private func storedAttribute(
+        _ entity: String,
+        _ name: String
+    ) throws -> (entity: String, table: String, column: String, attribute: Attribute) {
         let (model, schema) = try requireModel()
         guard let mapping = schema.entities[entity], let definition = model.entity(named: entity),
             let attribute = model.allAttributes(of: definition).first(where: { $0.name == name }),
@@ -103,25 +109,25 @@ extension LegacyStore {
         else {
             throw LegacyStoreError.modelMismatch(path: path, detail: "\(entity) has no stored attribute \(name)")
         }
-        var found: [Int64: AttributeValue] = [:]
-        guard !pks.isEmpty else { return found }
-        found.reserveCapacity(pks.count)
-        try connection.forEachRow(
-            "SELECT Z_PK, \(SQLIdentifier.quoted(column)) FROM \(SQLIdentifier.quoted(mapping.table)) "
-                + "WHERE Z_PK IN (SELECT value FROM json_each(?))",
-            [.text(JSONText.integers(pks))]
-        ) { row in
-            let pk = row.int64(0)
-            do {
-                found[pk] = try AttributeCodec.decode(row[1], as: attribute)
-            } catch {
-                throw LegacyStoreError.invalidData(
-                    path: path,
-                    detail: "\(mapping.table) row Z_PK=\(pk) column \(column) (\(entity).\(name)): \(error)"
-                )
-            }
+        return (entity, mapping.table, column, attribute)
+    }
+
+    /// `value`, read from the row `pk` for `stored`, decoded; invalid data naming table, row, column and
+    /// attribute when it does not fit.
+    private func decode(
+        _ value: SQLiteValue,
+        of stored: (entity: String, table: String, column: String, attribute: Attribute),
+        pk: Int64
+    ) throws -> AttributeValue {
+        do {
+            return try AttributeCodec.decode(value, as: stored.attribute)
+        } catch {
+            throw LegacyStoreError.invalidData(
+                path: path,
+                detail:
+                    "\(stored.table) row Z_PK=\(pk) column \(stored.column) (\(stored.entity).\(stored.attribute.name)): \(error)"
+            )
         }
-        return found
     }
 
     /// The objects of `entityName` (and its sub-entities) whose attributes hold `values`, compared as stored:
