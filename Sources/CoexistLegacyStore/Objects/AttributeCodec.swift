@@ -71,6 +71,23 @@ public enum AttributeCodec {
         }
     }
 
+    /// Decodes column `position` of `row` as ``decode(_:type:external:)`` decodes its value; a string or
+    /// integer attribute's text or integer is read as such, without an SQLite value made first (a row's
+    /// most common columns).
+    static func decode(
+        _ row: Row,
+        at position: Int,
+        type: AttributeType,
+        external: Bool
+    ) throws(Failure) -> AttributeValue {
+        switch type {
+        case .string: if let text = row.text(position) { return .string(text) }
+        case .integer16, .integer32, .integer64: if let number = row.integer(position) { return .integer(number) }
+        default: break
+        }
+        return try decode(row[position], type: type, external: external)
+    }
+
     /// Encodes a value as Core Data stores it. Throws when the value's kind does not match the type.
     public static func encode(_ value: AttributeValue, as attribute: Attribute) throws(Failure) -> SQLiteValue {
         func refuse() -> Failure {

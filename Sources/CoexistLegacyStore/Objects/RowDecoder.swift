@@ -27,6 +27,8 @@ struct RowDecoder {
         /// Each stored to-one: its name, destination entity, key position, entity number position and
         /// destination table (names only: copying the relationship descriptions at every row cost more).
         let toOnes: [(name: String, destination: String, position: Int, entityPosition: Int?, destinationTable: String)]
+        /// The key positions of ``toOnes``: a row whose keys are all NULL (most rows) names no target.
+        let toOneKeyPositions: [Int]
         /// What a row's decoding reads of each attribute, in slot order, apart from its name and description
         /// (copying those at every row cost more than decoding).
         let decoding: [(position: Int, type: AttributeType, external: Bool)]
@@ -64,6 +66,7 @@ struct RowDecoder {
             }
             self.attributes = attributes
             self.toOnes = toOnes
+            toOneKeyPositions = toOnes.map(\.position)
             decoding = attributes.map { ($0.position, $0.attribute.type, $0.attribute.allowsExternalBinaryDataStorage) }
             slots = AttributeSlots(attributes.map(\.attribute.name), types: attributes.map(\.attribute.type))
         }
@@ -132,7 +135,7 @@ struct RowDecoder {
                 do throws(AttributeCodec.Failure) {
                     buffer.initializeElement(
                         at: index,
-                        to: try AttributeCodec.decode(row[position], type: type, external: external)
+                        to: try AttributeCodec.decode(row, at: position, type: type, external: external)
                     )
                 } catch {
                     failure = (index, error)
@@ -160,7 +163,7 @@ struct RowDecoder {
         for index in decoding.indices {
             let (position, type, external) = decoding[index]
             do throws(AttributeCodec.Failure) {
-                block.append(try AttributeCodec.decode(row[position], type: type, external: external))
+                block.append(try AttributeCodec.decode(row, at: position, type: type, external: external))
             } catch {
                 // The values appended stay in the block, unused: the query fails.
                 throw refusal(pk, plan, index, error)
@@ -209,6 +212,8 @@ struct RowDecoder {
 
     /// The to-ones `row` sets, by name.
     private func toOnes(of row: Row, _ plan: EntityPlan) throws(LegacyStoreError) -> [String: ObjectID] {
+        // Checked by position first: walking the to-ones copies their names.
+        guard plan.toOneKeyPositions.contains(where: { !row.isNull($0) }) else { return [:] }
         var toOne = [String: ObjectID]()
         for (name, destination, position, entityPosition, destinationTable) in plan.toOnes {
             guard let key = row.integer(position) else { continue }

@@ -64,13 +64,9 @@ public final class RowDecoder {
         if type == .uuid, let position, let parsed = row.withText(position, UUIDText.bytes(utf8:)), let bytes = parsed {
             return .uuid(bytes)
         }
+        guard let position else { return .null }
         do {
-            return try NewValueCodec.decode(
-                position.map { row[$0] } ?? .null,
-                type: type,
-                name: name,
-                external: external
-            )
+            return try NewValueCodec.decode(row, at: position, type: type, name: name, external: external)
         } catch {
             throw StoreError.invalidData(path: path, detail: "\(table) row \(id): \(error)")
         }

@@ -91,4 +91,22 @@ public enum NewValueCodec {
         default: throw refuse("a stored \(value.storageClass) does not fit")
         }
     }
+
+    /// Decodes column `position` of `row` as ``decode(_:type:name:external:)`` decodes its value; a string
+    /// or integer attribute's text or integer is read as such, without an SQLite value made first (a row's
+    /// most common columns).
+    static func decode(
+        _ row: Row,
+        at position: Int,
+        type: AttributeType,
+        name: String,
+        external: Bool
+    ) throws(Failure) -> AttributeValue {
+        switch type {
+        case .string: if let text = row.text(position) { return .string(text) }
+        case .integer16, .integer32, .integer64: if let number = row.integer(position) { return .integer(number) }
+        default: break
+        }
+        return try decode(row[position], type: type, name: name, external: external)
+    }
 }
