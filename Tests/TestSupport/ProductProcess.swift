@@ -60,8 +60,11 @@ public struct ProductProcess: Sendable {
         process.standardOutput = out
         process.standardError = err
         try process.run()
+        // Standard error is read on another thread meanwhile: a process filling one pipe while this one
+        // waits on the other would never finish.
+        let errors = PipeReader(err.fileHandleForReading)
         let outData = out.fileHandleForReading.readDataToEndOfFile()
-        let errData = err.fileHandleForReading.readDataToEndOfFile()
+        let errData = errors.wait()
         process.waitUntilExit()
         SanitizerReport.forward(String(decoding: errData, as: UTF8.self), from: "\(executable) \(arguments)")
         return Result(
@@ -69,5 +72,24 @@ public struct ProductProcess: Sendable {
             stdout: String(decoding: outData, as: UTF8.self),
             stderr: String(decoding: errData, as: UTF8.self)
         )
+    }
+}
+
+/// Reads a pipe to its end on a thread of its own.
+private final class PipeReader: @unchecked Sendable {
+    private var data = Data()
+    private let done = DispatchSemaphore(value: 0)
+
+    init(_ handle: FileHandle) {
+        Thread { [self] in
+            data = handle.readDataToEndOfFile()
+            done.signal()
+        }.start()
+    }
+
+    /// Everything the pipe held, once it is closed.
+    func wait() -> Data {
+        done.wait()
+        return data
     }
 }

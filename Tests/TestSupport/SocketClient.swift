@@ -95,6 +95,9 @@ public final class DaemonProcess {
     public let socket: String
     /// The file standard error goes to.
     public let logPath: String
+    /// The folder of the socket and the log, kept until the daemon is stopped: a fixture that releases its
+    /// folder first would otherwise delete the database and the log under a running daemon.
+    private let directory: TemporaryDirectory
 
     /// Starts coexistd on `database` with a socket in `directory` and extra options.
     /// With `wrapper` (`["unshare", "--user"]`), that program runs it.
@@ -109,6 +112,7 @@ public final class DaemonProcess {
         wrapper: [String] = []
     ) throws {
         socket = directory.file("c.sock")
+        self.directory = directory
         let program = ProductProcess.productsDirectory + "/coexistd"
         // A short fallback check unless the test sets its own.
         let poll = options.contains("--poll-interval") ? [] : ["--poll-interval", "200ms"]
@@ -169,10 +173,21 @@ public final class DaemonProcess {
     }
 
     /// Sends SIGTERM and waits; returns the exit status. A sanitizer report in the log is copied to this
-    /// process's standard error (once).
+    /// process's standard error (once). A daemon still running after `limit` seconds is killed (SIGKILL),
+    /// and said so: a stop never hangs the suite.
     @discardableResult
-    public func stop() -> Int32 {
+    public func stop(limit: Double = 60) -> Int32 {
+        // Never started (its start failed): nothing to stop, and Foundation has no status to give.
+        guard process.processIdentifier != 0 else { return -1 }
         if process.isRunning { process.terminate() }
+        let deadline = Date().addingTimeInterval(limit)
+        while process.isRunning && Date() < deadline { usleep(10_000) }
+        if process.isRunning {
+            FileHandle.standardError.write(
+                Data("== coexistd (\(logPath)) ignored SIGTERM for \(limit) s: killed\n".utf8)
+            )
+            kill(process.processIdentifier, SIGKILL)
+        }
         process.waitUntilExit()
         if !reported {
             reported = true

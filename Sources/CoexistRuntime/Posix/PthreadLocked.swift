@@ -12,7 +12,13 @@ public final class PthreadLocked<Value> {
     /// Guards `value`.
     public init(_ value: Value) {
         mutex = .allocate(capacity: 1)
-        pthread_mutex_init(mutex, nil)
+        // Error-checking: taking the lock again on the thread holding it fails (stopped below) instead of
+        // hanging, as `Synchronization.Mutex` stops.
+        var attributes = pthread_mutexattr_t()
+        pthread_mutexattr_init(&attributes)
+        pthread_mutexattr_settype(&attributes, Int32(PTHREAD_MUTEX_ERRORCHECK))
+        pthread_mutex_init(mutex, &attributes)
+        pthread_mutexattr_destroy(&attributes)
         self.value = value
     }
 
@@ -23,7 +29,8 @@ public final class PthreadLocked<Value> {
 
     /// Runs `body` with the value, under the mutex.
     public func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
-        pthread_mutex_lock(mutex)
+        // Fails only when this thread holds the lock already: a deadlock stopped where it would start.
+        precondition(pthread_mutex_lock(mutex) == 0, "PthreadLocked taken again by the thread holding it")
         defer { pthread_mutex_unlock(mutex) }
         return try body(&value)
     }
