@@ -303,7 +303,7 @@ public final class EventSource {
             writer.key("values")
             writer.beginObject()
             for (name, value) in values.sorted(by: { $0.key < $1.key }) {
-                writer.key(name)
+                writer.key(named: name)
                 value.write(&writer)
             }
             writer.endObject()
@@ -315,7 +315,7 @@ public final class EventSource {
                 writer.key("before")
                 writer.beginObject()
                 for (name, value) in before.sorted(by: { $0.key < $1.key }) {
-                    writer.key(name)
+                    writer.key(named: name)
                     value.write(&writer)
                 }
                 writer.endObject()

@@ -189,7 +189,7 @@ final class SnapshotReader {
         writer.key("values")
         writer.beginObject()
         for (name, source) in layout.fields {
-            writer.key(name)
+            writer.key(named: name)
             switch source {
             case .attribute(let index): EventSource.write(attributes[index], &writer)
             case .toOne(let position): writer.string(row[position].textValue)
@@ -226,7 +226,7 @@ final class SnapshotReader {
         for row in unfinished {
             var writer = row.writer
             for relationship in row.toManys {
-                writer.key(relationship.name)
+                writer.key(named: relationship.name)
                 let count = memberCounts[row.ref.entity]?[relationship.name]?[row.ref] ?? 0
                 let targets = members[row.ref.entity]?[relationship.name]?[row.ref] ?? []
                 let value =

@@ -194,14 +194,14 @@ public struct EventRequest: Decodable, Sendable {
         }
         for (key, list) in [("entities", entities), ("sides", sides), ("authors", authors), ("types", types)] {
             guard let list else { continue }
-            writer.key(key)
+            writer.key(named: key)
             writer.beginArray()
             for item in list { writer.string(item) }
             writer.endArray()
         }
         for (key, flag) in [("values", values), ("mirrors", mirrors)] {
             guard let flag else { continue }
-            writer.key(key)
+            writer.key(named: key)
             writer.bool(flag)
         }
         if let framing {

@@ -44,8 +44,24 @@ public struct JSONWriter {
         needsComma.removeLast()
     }
 
-    /// Writes `"name":`; the next value belongs to it.
-    public mutating func key(_ name: String) {
+    /// Writes `"name":` for a key the code names (a literal); the next value belongs to it. Its bytes are
+    /// copied as they are unless one needs escaping: no scan of a `String`'s UTF-8 view per key.
+    public mutating func key(_ name: StaticString) {
+        prefix()
+        let plain = name.withUTF8Buffer { utf8 in
+            for byte in utf8 where byte < 0x20 || byte == 0x22 || byte == 0x5C { return false }
+            bytes.append(0x22)
+            bytes.append(contentsOf: utf8)
+            bytes.append(0x22)
+            return true
+        }
+        if !plain { escape(name.description) }
+        bytes.append(0x3A)
+        afterKey = true
+    }
+
+    /// Writes `"name":` for a key made at run time (an attribute's name); the next value belongs to it.
+    public mutating func key(named name: String) {
         prefix()
         escape(name)
         bytes.append(0x3A)
@@ -164,7 +180,7 @@ public struct JSONWriter {
         var writer = JSONWriter()
         writer.beginObject()
         for (name, value) in fields {
-            writer.key(name)
+            writer.key(named: name)
             switch value {
             case .string(let text): writer.string(text)
             case .integer(let number): writer.integer(number)

@@ -10,7 +10,7 @@ import Testing
         writer.beginObject()
         writer.key("text")
         writer.string(text)
-        writer.key(text)
+        writer.key(named: text)
         writer.integer(1)
         writer.endObject()
         let object = try JSONSerialization.jsonObject(with: Data(writer.line)) as? [String: Any]
@@ -25,6 +25,25 @@ import Testing
                 #expect(try roundTrip(text) == text, "byte \(byte)")
             }
         }
+    }
+
+    /// A literal key is copied as it is, or escaped when it holds what a JSON string cannot (a literal is
+    /// code, but the writer never trusts it to be plain).
+    @Test func literalKeysReadBackEscapedOrNot() throws {
+        var writer = JSONWriter()
+        writer.beginObject()
+        writer.key("plain")
+        writer.integer(1)
+        writer.key("quote\" back\\ tab\t é")
+        writer.integer(2)
+        writer.key("é")
+        writer.integer(3)
+        writer.endObject()
+        #expect(String(decoding: writer.bytes, as: UTF8.self).hasPrefix(#"{"plain":1,"quote\" back\\ tab\t é":2"#))
+        let object = try JSONSerialization.jsonObject(with: Data(writer.line)) as? [String: Any]
+        #expect(object?["plain"] as? Int == 1)
+        #expect(object?["quote\" back\\ tab\t é"] as? Int == 2)
+        #expect(object?["é"] as? Int == 3)
     }
 
     @Test func textAboveASCIIIsCopiedAsItIs() throws {
