@@ -2,61 +2,144 @@
 /// and sharing the bytes across subscribers is what lets one thread feed a thousand of them.
 public struct JSONWriter {
     /// The bytes written so far.
-    public private(set) var bytes: [UInt8] = []
-    private var needsComma: [Bool] = [false]
+    public var bytes: [UInt8] { Array(UnsafeBufferPointer(start: buffer.base, count: length)) }
+    /// The message in the first ``length`` bytes of ``buffer``: written in place through its pointer (an
+    /// array append per byte or per key cost more than the bytes it wrote), copied when a writer copied
+    /// from this one shares it.
+    private var buffer: Buffer
+    private var length = 0
+    /// Whether the value at each depth of nesting needs a comma first: one bit per depth up to 64 (a
+    /// `[Bool]` append per object cost a tenth of an event), ``deeper`` beyond.
+    private var commas: UInt64 = 0
+    private var depth = 0
+    private var deeper: [Bool] = []
     private var afterKey = false
 
-    /// An empty writer.
-    public init() { bytes.reserveCapacity(256) }
+    /// Room for the bytes of a message, freed with the last writer holding it.
+    private final class Buffer {
+        let base: UnsafeMutablePointer<UInt8>
+        let capacity: Int
 
+        init(capacity: Int) {
+            base = .allocate(capacity: capacity)
+            self.capacity = capacity
+        }
+
+        deinit { base.deallocate() }
+    }
+
+    /// An empty writer.
+    public init() { buffer = Buffer(capacity: 256) }
+
+    /// Makes room for `count` more bytes and lets `body` write them from the pointer it is given.
+    @inline(__always)
+    private mutating func write(_ count: Int, _ body: (UnsafeMutablePointer<UInt8>) -> Void) {
+        if buffer.capacity - length < count || !isKnownUniquelyReferenced(&buffer) { grow(to: length + count) }
+        body(buffer.base + length)
+        length += count
+    }
+
+    /// A buffer of this writer's own with room for `needed` bytes in all (doubling when it must grow),
+    /// the message copied: also what a writer does before it first writes into a buffer a copy shares.
+    private mutating func grow(to needed: Int) {
+        let capacity = needed > buffer.capacity ? max(needed, buffer.capacity * 2) : buffer.capacity
+        let larger = Buffer(capacity: capacity)
+        larger.base.update(from: buffer.base, count: length)
+        buffer = larger
+    }
+
+    @inline(__always)
+    private mutating func append(_ byte: UInt8) { write(1) { $0.pointee = byte } }
+
+    private mutating func append(_ bytes: UnsafeBufferPointer<UInt8>) {
+        guard let source = bytes.baseAddress, !bytes.isEmpty else { return }
+        write(bytes.count) { $0.update(from: source, count: bytes.count) }
+    }
+
+    /// Whether the next value at the current depth needs a comma first; set for the one after it.
+    @inline(__always)
+    private mutating func takeComma() -> Bool {
+        if depth < 64 {
+            let bit: UInt64 = 1 << UInt64(depth)
+            defer { commas |= bit }
+            return commas & bit != 0
+        }
+        defer { deeper[depth - 64] = true }
+        return deeper[depth - 64]
+    }
+
+    /// One level deeper (an object or array begins): its first value needs no comma.
+    private mutating func enter() {
+        depth += 1
+        if depth < 64 { commas &= ~(1 << UInt64(depth)) } else { deeper.append(false) }
+    }
+
+    /// One level back out.
+    private mutating func leave() {
+        if depth >= 64 { deeper.removeLast() }
+        depth -= 1
+    }
+
+    @inline(__always)
     private mutating func prefix() {
         if afterKey {
             afterKey = false
             return
         }
-        if needsComma[needsComma.count - 1] { bytes.append(0x2C) }
-        needsComma[needsComma.count - 1] = true
+        if takeComma() { append(0x2C) }
     }
 
     /// Starts an object.
     public mutating func beginObject() {
         prefix()
-        bytes.append(0x7B)
-        needsComma.append(false)
+        append(0x7B)
+        enter()
     }
 
     /// Ends the current object.
     public mutating func endObject() {
-        bytes.append(0x7D)
-        needsComma.removeLast()
+        append(0x7D)
+        leave()
     }
 
     /// Starts an array.
     public mutating func beginArray() {
         prefix()
-        bytes.append(0x5B)
-        needsComma.append(false)
+        append(0x5B)
+        enter()
     }
 
     /// Ends the current array.
     public mutating func endArray() {
-        bytes.append(0x5D)
-        needsComma.removeLast()
+        append(0x5D)
+        leave()
     }
 
     /// Writes `"name":` for a key the code names (a literal); the next value belongs to it. Its bytes are
     /// copied as they are unless one needs escaping: no scan of a `String`'s UTF-8 view per key.
     public mutating func key(_ name: StaticString) {
         prefix()
-        let plain = name.withUTF8Buffer { utf8 in
-            for byte in utf8 where byte < 0x20 || byte == 0x22 || byte == 0x5C { return false }
-            bytes.append(0x22)
-            bytes.append(contentsOf: utf8)
-            bytes.append(0x22)
-            return true
+        if name.hasPointerRepresentation {
+            let source = name.utf8Start
+            let count = name.utf8CodeUnitCount
+            var plain = true
+            for index in 0..<count where source[index] < 0x20 || source[index] == 0x22 || source[index] == 0x5C {
+                plain = false
+                break
+            }
+            if plain {
+                write(count + 3) { output in
+                    output[0] = 0x22
+                    (output + 1).update(from: source, count: count)
+                    output[count + 1] = 0x22
+                    output[count + 2] = 0x3A
+                }
+                afterKey = true
+                return
+            }
         }
-        if !plain { escape(name.description) }
-        bytes.append(0x3A)
+        escape(name.description)
+        append(0x3A)
         afterKey = true
     }
 
@@ -64,7 +147,7 @@ public struct JSONWriter {
     public mutating func key(named name: String) {
         prefix()
         escape(name)
-        bytes.append(0x3A)
+        append(0x3A)
         afterKey = true
     }
 
@@ -77,14 +160,23 @@ public struct JSONWriter {
     /// An integer value, written digit by digit (no string made first).
     public mutating func integer(_ value: Int64) {
         prefix()
-        if value < 0 { bytes.append(0x2D) }
         var magnitude = value.magnitude
-        let start = bytes.count
-        repeat {
-            bytes.append(0x30 + UInt8(magnitude % 10))
-            magnitude /= 10
-        } while magnitude > 0
-        bytes[start...].reverse()
+        var digits = 1
+        var rest = magnitude / 10
+        while rest > 0 {
+            digits += 1
+            rest /= 10
+        }
+        let sign = value < 0 ? 1 : 0
+        write(sign + digits) { output in
+            if sign == 1 { output[0] = 0x2D }
+            var index = sign + digits - 1
+            repeat {
+                output[index] = 0x30 + UInt8(magnitude % 10)
+                magnitude /= 10
+                index -= 1
+            } while magnitude > 0
+        }
     }
 
     /// A number (non-finite numbers are written as strings: JSON has none).
@@ -94,19 +186,20 @@ public struct JSONWriter {
             return
         }
         prefix()
-        bytes += Array(String(value).utf8)
+        var text = String(value)
+        text.withUTF8 { append($0) }
     }
 
     /// A boolean.
     public mutating func bool(_ value: Bool) {
         prefix()
-        bytes.append(contentsOf: value ? Self.trueBytes : Self.falseBytes)
+        (value ? Self.trueBytes : Self.falseBytes).withUnsafeBufferPointer { append($0) }
     }
 
     /// `null`.
     public mutating func null() {
         prefix()
-        bytes.append(contentsOf: Self.nullBytes)
+        Self.nullBytes.withUnsafeBufferPointer { append($0) }
     }
 
     private static let trueBytes = Array("true".utf8)
@@ -129,43 +222,68 @@ public struct JSONWriter {
     /// scan of its UTF-8 in place, then one copy), else byte by byte with `"`, `\\` and control characters
     /// escaped.
     private mutating func escape(_ text: String) {
-        bytes.append(0x22)
+        append(0x22)
         // In place: iterating the UTF-8 view (a small string's above all) cost more than the rest of a key.
         let copied =
             text.utf8.withContiguousStorageIfAvailable { utf8 in
                 for byte in utf8 where byte < 0x20 || byte == 0x22 || byte == 0x5C { return false }
-                bytes.append(contentsOf: utf8)
+                append(utf8)
                 return true
             } ?? false
         if copied {
-            bytes.append(0x22)
+            append(0x22)
             return
         }
         let hex = Self.hex
         for byte in text.utf8 {
             switch byte {
-            case 0x22: bytes += [0x5C, 0x22]
-            case 0x5C: bytes += [0x5C, 0x5C]
-            case 0x0A: bytes += [0x5C, 0x6E]
-            case 0x0D: bytes += [0x5C, 0x72]
-            case 0x09: bytes += [0x5C, 0x74]
-            case 0..<0x20: bytes += [0x5C, 0x75, 0x30, 0x30, hex[Int(byte >> 4)], hex[Int(byte & 0x0F)]]
-            default: bytes.append(byte)
+            case 0x22:
+                write(2) {
+                    $0[0] = 0x5C; $0[1] = 0x22
+                }
+            case 0x5C:
+                write(2) {
+                    $0[0] = 0x5C; $0[1] = 0x5C
+                }
+            case 0x0A:
+                write(2) {
+                    $0[0] = 0x5C; $0[1] = 0x6E
+                }
+            case 0x0D:
+                write(2) {
+                    $0[0] = 0x5C; $0[1] = 0x72
+                }
+            case 0x09:
+                write(2) {
+                    $0[0] = 0x5C; $0[1] = 0x74
+                }
+            case 0..<0x20:
+                write(6) {
+                    $0[0] = 0x5C
+                    $0[1] = 0x75
+                    $0[2] = 0x30
+                    $0[3] = 0x30
+                    $0[4] = hex[Int(byte >> 4)]
+                    $0[5] = hex[Int(byte & 0x0F)]
+                }
+            default: append(byte)
             }
         }
-        bytes.append(0x22)
+        append(0x22)
     }
 
     /// The message as one wire line (with its newline).
     public var line: [UInt8] { bytes + [0x0A] }
 
-    /// The message as one wire line (its newline appended), leaving the writer empty: the bytes are handed
-    /// over, not copied.
+    /// The message as one wire line (its newline appended), leaving the writer empty with its room kept
+    /// for the next message.
     public mutating func takeLine() -> [UInt8] {
-        bytes.append(0x0A)
+        append(0x0A)
         let line = bytes
-        bytes = []
-        needsComma = [false]
+        length = 0
+        commas = 0
+        depth = 0
+        deeper = []
         afterKey = false
         return line
     }

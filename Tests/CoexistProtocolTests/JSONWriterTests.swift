@@ -46,6 +46,36 @@ import Testing
         #expect(object?["é"] as? Int == 3)
     }
 
+    /// Commas are right at every depth, past 64 levels (where the writer keeps them apart) too, and a
+    /// writer reused after `takeLine` and one copied from another each write their own message.
+    @Test func deepNestingAndReuseKeepCommasAndBytesApart() throws {
+        var writer = JSONWriter()
+        for level in 0..<100 {
+            writer.beginObject()
+            writer.key("level")
+            writer.integer(Int64(level))
+            writer.key("next")
+        }
+        writer.null()
+        for _ in 0..<100 { writer.endObject() }
+        var object = try JSONSerialization.jsonObject(with: Data(writer.takeLine())) as? [String: Any]
+        for level in 0..<100 {
+            #expect(object?["level"] as? Int == level)
+            object = object?["next"] as? [String: Any]
+        }
+        writer.beginArray()
+        writer.integer(1)
+        var copy = writer
+        writer.integer(2)
+        writer.endArray()
+        copy.string("y")
+        copy.string(String(repeating: "x", count: 1_000))
+        copy.endArray()
+        #expect(String(decoding: writer.takeLine(), as: UTF8.self) == "[1,2]\n")
+        let long = String(repeating: "x", count: 1_000)
+        #expect(String(decoding: copy.bytes, as: UTF8.self) == "[1,\"y\",\"" + long + "\"]")
+    }
+
     @Test func textAboveASCIIIsCopiedAsItIs() throws {
         let texts = ["", "Grüße", "日本語のタスク", "emoji 🧪 \"quoted\" \\ tab\t", String(repeating: "é\n", count: 500)]
         for text in texts { #expect(try roundTrip(text) == text) }
