@@ -3,8 +3,8 @@ import CoexistRuntime
 
 /// Publishing what the event service handed over (``EventFeed``): no history read, no second encoding.
 extension PublishService {
-    /// Transactions published per window of messages in flight, at most, from the feed and from the
-    /// history alike.
+    /// Transactions read from the history at a time (one snapshot), and messages taken from the feed ahead
+    /// of those sent, at most.
     static let page = 256
     /// A transaction whose object the bridge had not identified in both schemas when it was encoded (a
     /// new-side insert before its mirror) is published as encoded only when taken within this time (ns):
@@ -13,27 +13,42 @@ extension PublishService {
     static let unresolvedFreshness: UInt64 = 10_000_000
 
     /// Publishes the transactions the feed chains from the mark, in token order, and moves the position as
-    /// the history path does. Returns false when the history must be read now: the mark is inside a
+    /// the history path does: each transaction's messages are sent as it is taken, while earlier ones are
+    /// being acknowledged. Returns false when the history must be read now: the mark is inside a
     /// transaction, the feed holds a transaction it cannot give (one not encoded for it, or one with an
     /// object not identified yet that waited longer than ``unresolvedFreshness``), or the event service
-    /// handled transactions the feed no longer chains to the mark. A failure to publish is noted
-    /// (the next try, after the backoff, reads the history) and returns true.
+    /// handled transactions the feed no longer chains to what was taken (what was taken before is
+    /// acknowledged first). A failure to publish is noted (the next try, after the backoff, reads the
+    /// history) and returns true.
     func publishFed(_ state: inout State) -> Bool {
         guard state.mark.index == nil else { return false }
+        var outbox = Outbox()
+        // The last transaction taken: the feed is taken after it.
+        var taken = state.mark.token
+        var readHistory = false
         do {
             while true {
-                if shared.withLock({ $0.stop || $0.reopen || $0.held }) { return true }
-                let taken = feed.take(after: state.mark.token)
-                shared.withLock { $0.last = max($0.last, taken.last) }
-                guard !taken.transactions.isEmpty else { return taken.last <= state.mark.token }
-                var start = 0
-                while start < taken.transactions.count {
-                    let chunk = taken.transactions[start..<min(start + Self.page, taken.transactions.count)]
-                    var pending: [Pending] = []
-                    var through: Int64?
-                    for transaction in chunk {
+                let (stop, pause) = shared.withLock { ($0.stop, $0.reopen || $0.held) }
+                if stop {
+                    // What is in flight is found in the stream at the next start.
+                    state.pipeline.abandon()
+                    return true
+                }
+                if pause {
+                    try finish(&outbox, &state)
+                    return true
+                }
+                var took = false
+                // A page's worth waiting to be sent at most: a publisher behind leaves the rest to the feed,
+                // which drops its oldest transactions when full (then the history is read).
+                if !readHistory, outbox.unsent < Self.page {
+                    let fed = feed.take(after: taken)
+                    shared.withLock { $0.last = max($0.last, fed.last) }
+                    took = !fed.transactions.isEmpty
+                    for transaction in fed.transactions {
                         if transaction.isMirror && !settings.mirrors {
-                            through = transaction.token
+                            outbox.add(transaction.token, [])
+                            taken = transaction.token
                             continue
                         }
                         // Not encoded for the feed, or encoded too long ago to stand for the history: what comes
@@ -41,20 +56,20 @@ extension PublishService {
                         guard let events = transaction.events,
                             transaction.resolved
                                 || Monotonic.now() &- transaction.handedOverAt <= Self.unresolvedFreshness
-                        else { break }
-                        pending += self.pending(transaction.token, events, state)
-                        through = transaction.token
+                        else {
+                            readHistory = true
+                            break
+                        }
+                        outbox.add(transaction.token, pending(transaction.token, events, state))
+                        taken = transaction.token
                     }
-                    let published = try send(pending, &state)
-                    guard let through else { return false }
-                    state.mark = Mark(token: through, index: nil)
-                    shared.withLock {
-                        $0.published += published
-                        $0.position = through
-                    }
-                    post(through, &state)
-                    guard through == chunk.last?.token else { return false }
-                    start += chunk.count
+                    // The event service handled transactions that do not chain to what was taken.
+                    if fed.last > taken { readHistory = true }
+                }
+                try pump(&outbox, &state)
+                if outbox.isEmpty {
+                    if readHistory { return false }
+                    if !took { return true }
                 }
             }
         } catch {

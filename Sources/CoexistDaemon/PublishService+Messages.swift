@@ -14,7 +14,7 @@ extension PublishService {
     }
 
     /// How many messages are in flight at most (sent, their acknowledgements not yet read), and how many
-    /// bytes (below the client's 8 MiB buffer).
+    /// bytes (below the client's 8 MiB buffer; one message at least).
     static let window = 1_024
     static let windowBytes = 4 << 20
 
@@ -62,47 +62,6 @@ extension PublishService {
             )
         }
         return result
-    }
-
-    /// Publishes `pending` in order, ``window`` messages in flight at a time; the mark moves with each
-    /// acknowledgement. Returns how many were acknowledged; throws at the first message that could not be
-    /// (the mark is then on the message before it).
-    func send(_ pending: [Pending], _ state: inout State) throws -> Int {
-        var start = 0
-        while start < pending.count {
-            if shared.withLock({ $0.stop }) { throw Stopping() }
-            var end = start
-            var bytes = 0
-            while end < pending.count, end - start < state.window, end == start || bytes < Self.windowBytes {
-                bytes += pending[end].outgoing.data.count
-                end += 1
-            }
-            let window = Array(pending[start..<end])
-            let outcomes = try stream.publish(window: window.map(\.outgoing), stream: settings.stream)
-            let acknowledged = outcomes.prefix { if case .acknowledged = $0 { true } else { false } }.count
-            if acknowledged > 0 { state.mark = window[acknowledged - 1].mark }
-            start += acknowledged
-            guard acknowledged < window.count else {
-                state.window = min(Self.window, state.window * 2)
-                continue
-            }
-            switch outcomes[acknowledged] {
-            case .refused(let code, _) where code == JetStream.wrongLastMessageID && acknowledged > 0:
-                // Another publisher's message came in between: the rest goes again as a new window, and
-                // fewer go at once while that happens (each refusal costs the rest of a window).
-                state.window = max(1, state.window / 2)
-                continue
-            case .refused(let code, let description):
-                throw PublishError("publish", message: "refused: \(description)", code: code)
-            case .unanswered, .acknowledged:
-                throw PublishError(
-                    "publish",
-                    message: "no acknowledgement within \(stream.timeout) ms",
-                    unavailable: true
-                )
-            }
-        }
-        return start
     }
 
     /// The messages of one transaction's events.

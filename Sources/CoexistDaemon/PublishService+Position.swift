@@ -23,7 +23,8 @@ extension PublishService {
             store: store,
             position: stored ?? 0,
             mark: Mark(token: stored ?? 0, index: nil),
-            maximumPayload: stream.maximumPayload
+            maximumPayload: stream.maximumPayload,
+            pipeline: try PublishPipeline(stream, stream: settings.stream)
         )
         let found = try lastInStream(store)
         if let found, found > state.mark { state.mark = found }

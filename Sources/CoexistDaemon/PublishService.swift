@@ -200,8 +200,11 @@ final class PublishService: @unchecked Sendable {
         /// The server's largest payload: a bigger message is replaced by a notice of its size.
         var maximumPayload: Int
         /// Messages in flight at most now: halved when another publisher's messages come in between, doubled
-        /// back after each window acknowledged whole.
+        /// back after as many acknowledged in a row.
         var window = PublishService.window
+        var windowAcknowledged = 0
+        /// The messages in flight and their acknowledgements.
+        var pipeline: PublishPipeline
     }
 
     func run() {
@@ -292,14 +295,9 @@ final class PublishService: @unchecked Sendable {
                     post(last, &state)
                     break
                 }
-                var published = 0
-                published += try send(pending, &state)
-                state.mark = Mark(token: final.token, index: nil)
-                shared.withLock {
-                    $0.published += published
-                    $0.position = final.token
-                }
-                post(final.token, &state)
+                var outbox = Outbox()
+                outbox.add(final.token, pending)
+                try finish(&outbox, &state)
             }
             if state.failing {
                 state.failing = false

@@ -38,59 +38,26 @@ extension JetStream {
 
     /// Publishes `window` without waiting for each acknowledgement, then waits for them all (the timeout
     /// runs from the last reply: a window that is being acknowledged is never cut short by its size);
-    /// returns each message's outcome, in order. A reply counts as an acknowledgement only when it names
-    /// `stream` and a sequence: a replicated stream answers `{"seq":0,"duplicate":true}` for an id it has
-    /// seen and not stored (a copy refused or lost), which is no acknowledgement.
-    ///
-    /// Every message but the first carries `Nats-Expected-Last-Msg-Id`: the previous one's id. The server
-    /// stores a message only right after its predecessor, so the stream never holds a message of the window
-    /// whose predecessor was lost (a gap), whatever fails: the acknowledged messages are always a prefix of
-    /// the window followed, at most, by messages refused with ``wrongLastMessageID`` or unanswered. A message
-    /// another publisher stored in between makes the rest of the window refused the same way: the caller
-    /// sends them again as a new window.
+    /// returns each message's outcome, in order. A ``PublishPipeline`` sending them all, then collecting
+    /// until none is in flight: see it for what the outcomes mean and why the stream never holds a gap.
     public func publish(window: [Outgoing], stream: String) throws(PublishError) -> [Outcome] {
-        let inbox = try replies()
-        let base = nextReply
-        nextReply += UInt64(window.count)
-        // The client library's messages sent and replies read, released together at the end: releasing one
-        // hands it to the library's collector thread and wakes that thread when it waits, a wake-up per
-        // message otherwise.
-        var spent: [OpaquePointer] = []
-        spent.reserveCapacity(window.count * 2)
-        defer { for message in spent { natsMsg_Destroy(message) } }
-        var sent = 0
-        for (index, outgoing) in window.enumerated() {
+        let pipeline = try PublishPipeline(self, stream: stream)
+        var outcomes: [Outcome] = []
+        outcomes.reserveCapacity(window.count)
+        for outgoing in window {
             // A message that cannot be sent (the connection is away) ends the window: the rest are unanswered.
             // The first one's status is the window's failure.
-            let status = try send(
-                outgoing,
-                reply: "\(inbox.prefix).\(base + UInt64(index))",
-                expecting: index > 0 ? window[index - 1].messageID : nil,
-                spent: &spent
-            )
-            guard status == NATS_OK else {
-                if index == 0 { throw PublishError("publish", status) }
+            guard try pipeline.send(outgoing) else {
+                if outcomes.isEmpty && pipeline.inFlight == 0 { throw pipeline.sendFailure }
                 break
             }
-            sent += 1
         }
-        var outcomes = [Outcome](repeating: .unanswered, count: window.count)
-        var answered = 0
-        var deadline = Self.monotonicMilliseconds() + timeout
-        while answered < sent {
-            let left = deadline - Self.monotonicMilliseconds()
-            guard let (replyNumber, outcome) = try nextReply(inbox, timeout: left, stream: stream, spent: &spent)
-            else { break }
-            // Replies to an earlier window that timed out arrive late: they are not this window's. A reply
-            // without its subject is the first unanswered message's (the others depend on it).
-            let number = replyNumber ?? outcomes.firstIndex(of: .unanswered).map { base + UInt64($0) }
-            guard let number, number >= base, number < base + UInt64(window.count) else { continue }
-            let index = Int(number - base)
-            guard outcomes[index] == .unanswered else { continue }
-            outcomes[index] = outcome
-            answered += 1
-            deadline = Self.monotonicMilliseconds() + timeout
+        while pipeline.inFlight > 0 {
+            let answered = try pipeline.collect(timeout: timeout)
+            guard !answered.isEmpty else { break }
+            outcomes += answered
         }
+        outcomes += [Outcome](repeating: .unanswered, count: window.count - outcomes.count)
         return outcomes
     }
 
@@ -138,7 +105,7 @@ extension JetStream {
     }
 
     /// The number after the last `.` of a reply subject (`<inbox>.<number>`: digits only, at most 20, as the
-    /// inboxes of ``publish(window:stream:)`` make them), read from its UTF-8; nil for anything else.
+    /// inboxes of ``PublishPipeline`` make them), read from its UTF-8; nil for anything else.
     static func replyNumber(_ subject: String) -> UInt64? {
         let bytes = subject.utf8
         let start = bytes.lastIndex(of: UInt8(ascii: ".")).map(bytes.index(after:)) ?? bytes.startIndex
@@ -155,16 +122,16 @@ extension JetStream {
         return digits > 0 ? number : nil
     }
 
-    /// The next reply on `inbox` within `timeout` milliseconds: its number (nil when the client kept no
-    /// subject: a no-responders reply) and what it says; nil when none came. The client library's message is
-    /// added to `spent`, for the caller to release.
+    /// The next reply on `inbox` within `timeout` milliseconds (0: one already there): its number (nil when
+    /// the client kept no subject: a no-responders reply) and what it says; nil when none came. The client
+    /// library's message is added to `spent`, for the caller to release.
     func nextReply(
         _ inbox: (prefix: String, subscription: Subscription),
         timeout: Int64,
         stream: String,
         spent: inout [OpaquePointer]
     ) throws(PublishError) -> (number: UInt64?, outcome: Outcome)? {
-        guard timeout > 0, let reply = try inbox.subscription.reply(timeout: timeout, spent: &spent) else {
+        guard timeout >= 0, let reply = try inbox.subscription.reply(timeout: timeout, spent: &spent) else {
             return nil
         }
         switch reply {

@@ -97,4 +97,57 @@ import Testing
         let again = try js.publish(window: [outgoing("coexist.a", "m6")], stream: "COEXIST")
         #expect(again == [.acknowledged(JetStream.Ack(sequence: 7, duplicate: false))])
     }
+
+    /// A pipeline keeps messages in flight across calls: those sent while others are unanswered are
+    /// acknowledged in the order they were sent; after a refusal, what was in flight is abandoned (its late
+    /// replies passed over) and sent again, the first of it expecting nothing.
+    @Test func aPipelineAcknowledgesInOrderAcrossCallsAndPassesOverWhatItAbandoned() throws {
+        let server = try NatsServer()
+        defer { server.stop() }
+        let js = try JetStream(servers: [server.url], name: "coexist-test")
+        try js.ensureStream("COEXIST", subject: "coexist.>")
+        func outgoing(_ subject: String, _ id: String) -> JetStream.Outgoing {
+            JetStream.Outgoing(subject: subject, data: Array(id.utf8), messageID: id, headers: [])
+        }
+        let pipeline = try PublishPipeline(js, stream: "COEXIST")
+        var outcomes: [JetStream.Outcome] = []
+        for number in 1...3 { #expect(try pipeline.send(outgoing("coexist.a", "m\(number)"))) }
+        outcomes += try pipeline.collect(timeout: js.timeout)
+        #expect(!outcomes.isEmpty)
+        // Sent while earlier ones may still be in flight: each expects the one before it.
+        for number in 4...6 { #expect(try pipeline.send(outgoing("coexist.a", "m\(number)"))) }
+        while pipeline.inFlight > 0 {
+            let answered = try pipeline.collect(timeout: js.timeout)
+            #expect(!answered.isEmpty, "an acknowledgement went missing")
+            if answered.isEmpty { break }
+            outcomes += answered
+        }
+        #expect(outcomes == (1...6).map { .acknowledged(JetStream.Ack(sequence: UInt64($0), duplicate: false)) })
+
+        // Nothing takes the first one's subject: the two after it are refused (they expect it), not stored.
+        #expect(try pipeline.send(outgoing("elsewhere.a", "x1")))
+        #expect(try pipeline.send(outgoing("coexist.a", "x2")))
+        #expect(try pipeline.send(outgoing("coexist.a", "x3")))
+        let refused = try pipeline.collect(timeout: js.timeout)
+        #expect(refused.first == .refused(code: 503, description: "no stream takes the subject"), "\(refused)")
+        pipeline.abandon()
+        #expect(pipeline.inFlight == 0)
+        // Sent again with nothing in flight: stored; the refusals of x2 and x3 that come late are not its.
+        #expect(try pipeline.send(outgoing("coexist.a", "x2")))
+        #expect(
+            try pipeline.collect(timeout: js.timeout) == [.acknowledged(JetStream.Ack(sequence: 7, duplicate: false))]
+        )
+        #expect(try pipeline.send(outgoing("coexist.a", "x3")))
+        #expect(
+            try pipeline.collect(timeout: js.timeout) == [.acknowledged(JetStream.Ack(sequence: 8, duplicate: false))]
+        )
+        // Abandoned before its reply was read: that reply, when it comes, is not the next message's.
+        #expect(try pipeline.send(outgoing("coexist.a", "y1")))
+        pipeline.abandon()
+        #expect(try pipeline.send(outgoing("coexist.a", "y2")))
+        #expect(
+            try pipeline.collect(timeout: js.timeout) == [.acknowledged(JetStream.Ack(sequence: 10, duplicate: false))]
+        )
+        #expect(try js.state(of: "COEXIST").messages == 10)
+    }
 }
