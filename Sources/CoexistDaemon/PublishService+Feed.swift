@@ -3,8 +3,8 @@ import CoexistRuntime
 
 /// Publishing what the event service handed over (``EventFeed``): no history read, no second encoding.
 extension PublishService {
-    /// Transactions read from the history at a time (one snapshot), and messages taken from the feed ahead
-    /// of those sent, at most.
+    /// Transactions read from the history at a time (one snapshot); and the messages queued and not sent
+    /// below which more is taken from the feed (a take takes every transaction that chains).
     static let page = 256
     /// A transaction whose object the bridge had not identified in both schemas when it was encoded (a
     /// new-side insert before its mirror) is published as encoded only when taken within this time (ns):

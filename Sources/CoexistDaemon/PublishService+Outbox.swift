@@ -138,7 +138,8 @@ extension PublishService {
             state.windowAcknowledged = 0
         }
         let done = outbox.completed()
-        if let done { state.mark = Mark(token: done, index: nil) }
+        // Never backwards: the messages acknowledged may reach into a transaction after the last one done.
+        if let done { state.mark = max(state.mark, Mark(token: done, index: nil)) }
         shared.withLock {
             $0.published += acknowledged
             if let done { $0.position = done }

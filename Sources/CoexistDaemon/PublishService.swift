@@ -146,8 +146,8 @@ final class PublishService: @unchecked Sendable {
         wake.signal()
     }
 
-    /// A migration is about to run: nothing is published until ``reopen()`` (history committed by it must
-    /// be read with the new model).
+    /// A migration is about to run: nothing more is taken for publishing until ``reopen()`` (history
+    /// committed by it must be read with the new model); what was taken before is sent and acknowledged.
     func hold() { shared.withLock { $0.held = true } }
 
     /// The model changed (a migration), or did not after all: the thread opens the database again before it

@@ -44,7 +44,7 @@ public struct JSONWriter {
     private mutating func grow(to needed: Int) {
         let capacity = needed > buffer.capacity ? max(needed, buffer.capacity * 2) : buffer.capacity
         let larger = Buffer(capacity: capacity)
-        larger.base.update(from: buffer.base, count: length)
+        larger.base.initialize(from: buffer.base, count: length)
         buffer = larger
     }
 

@@ -39,7 +39,8 @@ extension JetStream {
     /// Publishes `window` without waiting for each acknowledgement, then waits for them all (the timeout
     /// runs from the last reply: a window that is being acknowledged is never cut short by its size);
     /// returns each message's outcome, in order. A ``PublishPipeline`` sending them all, then collecting
-    /// until none is in flight: see it for what the outcomes mean and why the stream never holds a gap.
+    /// until none is in flight: see it for what the outcomes mean and why the stream never holds a gap. Not
+    /// while another pipeline on this connection has messages in flight: they share its reply inbox.
     public func publish(window: [Outgoing], stream: String) throws(PublishError) -> [Outcome] {
         let pipeline = try PublishPipeline(self, stream: stream)
         var outcomes: [Outcome] = []
@@ -48,7 +49,7 @@ extension JetStream {
             // A message that cannot be sent (the connection is away) ends the window: the rest are unanswered.
             // The first one's status is the window's failure.
             guard try pipeline.send(outgoing) else {
-                if outcomes.isEmpty && pipeline.inFlight == 0 { throw pipeline.sendFailure }
+                if pipeline.inFlight == 0 { throw pipeline.sendFailure }
                 break
             }
         }

@@ -9,8 +9,9 @@ internal import CNats
 /// a message whose predecessor was lost (a gap), whatever fails: the acknowledged messages are always a
 /// prefix of those sent, followed, at most, by messages refused with ``JetStream/wrongLastMessageID`` or
 /// unanswered. A message another publisher stored in between (or a copy the server dropped as a duplicate)
-/// makes the rest in flight refused the same way: the caller calls ``abandon()`` and sends them again. A
-/// message sent with nothing in flight expects nothing: its predecessor is stored.
+/// makes the rest in flight refused the same way: the caller calls ``abandon()`` and sends again from the
+/// first message not acknowledged. A message sent with nothing in flight expects nothing: used so, its
+/// predecessor is acknowledged.
 ///
 /// A reply counts as an acknowledgement only when it names the stream and a sequence: a replicated stream
 /// answers `{"seq":0,"duplicate":true}` for an id it has seen and not stored (a copy refused or lost),
@@ -25,9 +26,12 @@ public final class PublishPipeline {
     private var ids: [String] = []
     private var outcomes: [JetStream.Outcome] = []
     private var head = 0
-    /// The client library's messages sent and replies read, released together (releasing one hands it to
-    /// the library's collector thread and wakes that thread when it waits: a wake-up per message otherwise).
+    /// The client library's messages sent and replies read, released together, ``spentBatch`` at a time
+    /// (releasing one hands it to the library's collector thread and wakes that thread when it waits: a
+    /// wake-up per message otherwise, or per call of ``collect(timeout:)``, which returns as soon as the
+    /// oldest message is answered).
     private var spent: [OpaquePointer] = []
+    private static let spentBatch = 512
     /// The client's status of the last message ``send(_:)`` could not send.
     private(set) var lastStatus = NATS_OK
 
@@ -47,7 +51,7 @@ public final class PublishPipeline {
     public var inFlight: Int { numbers.count - head }
 
     /// Sends `outgoing` (expecting the message before it as the stream's last when that one is in flight);
-    /// false when the client could not send it (the connection is away: ``lastStatus`` says why), nothing
+    /// false when the client could not send it (the connection is away: ``sendFailure`` says why), nothing
     /// then in flight for it. Throws when the message cannot be made.
     public func send(_ outgoing: JetStream.Outgoing) throws(PublishError) -> Bool {
         let number = owner.nextReply
@@ -58,7 +62,7 @@ public final class PublishPipeline {
             expecting: inFlight > 0 ? ids.last : nil,
             spent: &spent
         )
-        if spent.count >= 1_024 { release() }
+        if spent.count >= Self.spentBatch { release() }
         guard status == NATS_OK else {
             lastStatus = status
             return false
@@ -75,14 +79,17 @@ public final class PublishPipeline {
     /// server or the connection away). Replies to messages no longer in flight (abandoned, or answered after
     /// a timeout) are passed over.
     public func collect(timeout: Int64) throws(PublishError) -> [JetStream.Outcome] {
-        defer { release() }
-        var wait = timeout
+        defer { if spent.count >= Self.spentBatch { release() } }
+        var deadline = JetStream.monotonicMilliseconds() + timeout
         while inFlight > 0 {
+            // Only what is there already once the oldest is answered: its answer is returned at once.
+            let wait =
+                outcomes[head] == .unanswered ? max(0, deadline - JetStream.monotonicMilliseconds()) : 0
             guard let (number, outcome) = try owner.nextReply(inbox, timeout: wait, stream: stream, spent: &spent)
             else { break }
-            record(number, outcome)
-            // Then only what is there already: the oldest's answer, once in, is returned at once.
-            wait = outcomes[head] == .unanswered ? timeout : 0
+            // The timeout runs again from a reply to a message in flight, not from one passed over (the
+            // refusals of what was abandoned can come in a burst).
+            if record(number, outcome) { deadline = JetStream.monotonicMilliseconds() + timeout }
         }
         var answered: [JetStream.Outcome] = []
         while head < numbers.count, outcomes[head] != .unanswered {
@@ -108,13 +115,14 @@ public final class PublishPipeline {
     }
 
     /// Notes `outcome` for the message in flight whose reply number is `number` (nil: a reply the client kept
-    /// no subject of, a no-responders reply, is the oldest unanswered message's).
-    private func record(_ number: UInt64?, _ outcome: JetStream.Outcome) {
+    /// no subject of, a no-responders reply, is the oldest unanswered message's); false when it is none of
+    /// theirs (passed over).
+    private func record(_ number: UInt64?, _ outcome: JetStream.Outcome) -> Bool {
         let index: Int?
         if let number {
             // Reply numbers grow with each message sent: a search over the messages in flight.
             guard let first = numbers[head...].first, number >= first, let last = numbers.last, number <= last else {
-                return
+                return false
             }
             var low = head
             var high = numbers.count - 1
@@ -126,8 +134,9 @@ public final class PublishPipeline {
         } else {
             index = outcomes[head...].firstIndex(of: .unanswered)
         }
-        guard let index, outcomes[index] == .unanswered else { return }
+        guard let index, outcomes[index] == .unanswered else { return false }
         outcomes[index] = outcome
+        return true
     }
 
     private func release() {
