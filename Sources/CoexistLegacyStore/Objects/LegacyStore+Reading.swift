@@ -96,12 +96,17 @@ extension LegacyStore {
         return found
     }
 
+    /// Where a stored attribute is, and its definition.
+    private struct StoredAttribute {
+        let entity: String
+        let table: String
+        let column: String
+        let attribute: Attribute
+    }
+
     /// Where the stored attribute `name` of `entity` is, and its definition; a model mismatch when the entity
     /// stores no such attribute.
-    private func storedAttribute(
-        _ entity: String,
-        _ name: String
-    ) throws -> (entity: String, table: String, column: String, attribute: Attribute) {
+    private func storedAttribute(_ entity: String, _ name: String) throws -> StoredAttribute {
         let (model, schema) = try requireModel()
         guard let mapping = schema.entities[entity], let definition = model.entity(named: entity),
             let attribute = model.allAttributes(of: definition).first(where: { $0.name == name }),
@@ -109,14 +114,14 @@ extension LegacyStore {
         else {
             throw LegacyStoreError.modelMismatch(path: path, detail: "\(entity) has no stored attribute \(name)")
         }
-        return (entity, mapping.table, column, attribute)
+        return StoredAttribute(entity: entity, table: mapping.table, column: column, attribute: attribute)
     }
 
     /// `value`, read from the row `pk` for `stored`, decoded; invalid data naming table, row, column and
     /// attribute when it does not fit.
     private func decode(
         _ value: SQLiteValue,
-        of stored: (entity: String, table: String, column: String, attribute: Attribute),
+        of stored: StoredAttribute,
         pk: Int64
     ) throws -> AttributeValue {
         do {
