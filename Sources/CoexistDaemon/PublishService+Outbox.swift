@@ -10,10 +10,10 @@ extension PublishService {
     struct Outbox {
         private(set) var messages: [Pending] = []
         /// Messages before it are acknowledged; from it up to ``next``, in flight; from ``next`` on, queued.
-        fileprivate(set) var acknowledged = 0
-        fileprivate(set) var next = 0
+        private(set) var acknowledged = 0
+        private(set) var next = 0
         /// The bytes of the messages in flight.
-        fileprivate(set) var bytes = 0
+        private(set) var bytes = 0
         /// Each queued transaction's end: the number of messages up to it, and its token.
         private var ends: [(count: Int, token: Int64)] = []
         private var endsHead = 0
@@ -29,9 +29,25 @@ extension PublishService {
         var inFlight: Int { next - acknowledged }
         /// Messages queued and not sent yet.
         var unsent: Int { messages.count - next }
+        /// The next message to send (there is one: ``unsent`` > 0).
+        var nextToSend: Pending { messages[next] }
+
+        /// The next message to send went: it is in flight.
+        mutating func sent() {
+            bytes += messages[next].outgoing.data.count
+            next += 1
+        }
+
+        /// The oldest message in flight is acknowledged: where the stream then stands.
+        mutating func acknowledge() -> Mark {
+            let message = messages[acknowledged]
+            bytes -= message.outgoing.data.count
+            acknowledged += 1
+            return message.mark
+        }
 
         /// The last transaction whose messages are all acknowledged since the last call (nil: none).
-        fileprivate mutating func completed() -> Int64? {
+        mutating func completed() -> Int64? {
             var token: Int64?
             while endsHead < ends.count, ends[endsHead].count <= acknowledged {
                 token = ends[endsHead].token
@@ -41,13 +57,13 @@ extension PublishService {
         }
 
         /// Everything in flight is to be sent again.
-        fileprivate mutating func rewind() {
+        mutating func rewind() {
             next = acknowledged
             bytes = 0
         }
 
         /// Drops what is acknowledged and done (a long run of messages never leaves the outbox empty).
-        fileprivate mutating func compact() {
+        mutating func compact() {
             guard acknowledged >= 4_096 || (acknowledged > 0 && acknowledged == messages.count) else { return }
             let dropped = acknowledged
             messages.removeFirst(dropped)
@@ -89,14 +105,12 @@ extension PublishService {
         while outbox.unsent > 0, outbox.inFlight < state.window,
             outbox.inFlight == 0 || outbox.bytes < Self.windowBytes
         {
-            let message = outbox.messages[outbox.next]
             // Not sent (the connection is away): what is in flight is answered or times out below.
-            guard try state.pipeline.send(message.outgoing) else {
+            guard try state.pipeline.send(outbox.nextToSend.outgoing) else {
                 if outbox.inFlight == 0 { throw state.pipeline.sendFailure }
                 break
             }
-            outbox.bytes += message.outgoing.data.count
-            outbox.next += 1
+            outbox.sent()
         }
         var acknowledged = 0
         if outbox.inFlight > 0 {
@@ -111,10 +125,7 @@ extension PublishService {
             for outcome in outcomes {
                 switch outcome {
                 case .acknowledged:
-                    let message = outbox.messages[outbox.acknowledged]
-                    outbox.bytes -= message.outgoing.data.count
-                    outbox.acknowledged += 1
-                    state.mark = message.mark
+                    state.mark = outbox.acknowledge()
                     acknowledged += 1
                 case .refused(let code, _) where code == JetStream.wrongLastMessageID:
                     // Another publisher's message came in between (or the server dropped a copy this one
