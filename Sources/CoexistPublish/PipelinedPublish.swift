@@ -37,8 +37,8 @@ extension JetStream {
     public static let wrongLastMessageID = 10_070
 
     /// Publishes `window` without waiting for each acknowledgement, then waits for them all (the timeout
-    /// runs from the last reply: a window that is being acknowledged is never cut short by its size);
-    /// returns each message's outcome, in order. A ``PublishPipeline`` sending them all, then collecting
+    /// runs from the last reply to a message of it: a window that is being acknowledged is never cut short
+    /// by its size); returns each message's outcome, in order. A ``PublishPipeline`` sending them all, then collecting
     /// until none is in flight: see it for what the outcomes mean and why the stream never holds a gap. Not
     /// while another pipeline on this connection has messages in flight: they share its reply inbox.
     public func publish(window: [Outgoing], stream: String) throws(PublishError) -> [Outcome] {

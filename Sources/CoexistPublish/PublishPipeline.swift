@@ -26,12 +26,14 @@ public final class PublishPipeline {
     private var ids: [String] = []
     private var outcomes: [JetStream.Outcome] = []
     private var head = 0
-    /// The client library's messages sent and replies read, released together, ``spentBatch`` at a time
-    /// (releasing one hands it to the library's collector thread and wakes that thread when it waits: a
-    /// wake-up per message otherwise, or per call of ``collect(timeout:)``, which returns as soon as the
-    /// oldest message is answered).
+    /// The client library's messages sent and replies read, released together, ``spentBatch`` messages or
+    /// ``spentBytes`` of payload at a time, whichever comes first (releasing one hands it to the library's
+    /// collector thread and wakes that thread when it waits: a wake-up per message otherwise, or per call of
+    /// ``collect(timeout:)``, which returns as soon as the oldest message is answered).
     private var spent: [OpaquePointer] = []
+    private var spentPayload = 0
     private static let spentBatch = 512
+    private static let spentBytes = 1 << 20
     /// The client's status of the last message ``send(_:)`` could not send.
     private(set) var lastStatus = NATS_OK
 
@@ -62,7 +64,8 @@ public final class PublishPipeline {
             expecting: inFlight > 0 ? ids.last : nil,
             spent: &spent
         )
-        if spent.count >= Self.spentBatch { release() }
+        spentPayload += outgoing.data.count
+        if spent.count >= Self.spentBatch || spentPayload >= Self.spentBytes { release() }
         guard status == NATS_OK else {
             lastStatus = status
             return false
@@ -74,19 +77,23 @@ public final class PublishPipeline {
     }
 
     /// Reads replies until the oldest message in flight is answered (the timeout, in milliseconds, runs from
-    /// the last reply read), then those already there; returns the outcomes of the oldest messages, in the
+    /// the last reply to a message in flight), then those already there; returns the outcomes of the oldest messages, in the
     /// order they were sent, as far as they are answered: empty when the oldest got no answer in time (the
     /// server or the connection away). Replies to messages no longer in flight (abandoned, or answered after
     /// a timeout) are passed over.
     public func collect(timeout: Int64) throws(PublishError) -> [JetStream.Outcome] {
-        defer { if spent.count >= Self.spentBatch { release() } }
+        defer { if spent.count >= Self.spentBatch || spentPayload >= Self.spentBytes { release() } }
         var deadline = JetStream.monotonicMilliseconds() + timeout
         while inFlight > 0 {
             // Only what is there already once the oldest is answered: its answer is returned at once.
             let wait =
                 outcomes[head] == .unanswered ? max(0, deadline - JetStream.monotonicMilliseconds()) : 0
             guard let (number, outcome) = try owner.nextReply(inbox, timeout: wait, stream: stream, spent: &spent)
-            else { break }
+            else {
+                // The client times its wait by the wall clock: one set forward ends it early.
+                if wait > 0, JetStream.monotonicMilliseconds() < deadline { continue }
+                break
+            }
             // The timeout runs again from a reply to a message in flight, not from one passed over (the
             // refusals of what was abandoned can come in a burst).
             if record(number, outcome) { deadline = JetStream.monotonicMilliseconds() + timeout }
@@ -142,5 +149,6 @@ public final class PublishPipeline {
     private func release() {
         for message in spent { natsMsg_Destroy(message) }
         spent.removeAll(keepingCapacity: true)
+        spentPayload = 0
     }
 }

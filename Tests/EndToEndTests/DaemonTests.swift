@@ -139,7 +139,7 @@ import Testing
                 "-l", socket, ProductProcess.productsDirectory + "/coexistd", "--database", path, "--socket",
                 configuredSocket,
             ]
-            process.environment = ["COEXISTD_CONFIG": "", "PATH": "/usr/bin:/bin"]
+            process.environment = SanitizerReport.carrying(["COEXISTD_CONFIG": "", "PATH": "/usr/bin:/bin"])
             process.standardError = FileHandle.nullDevice
             try process.run()
             return process

@@ -54,7 +54,7 @@ public struct ProductProcess: Sendable {
         if environment == nil {
             for name in ["INVOCATION_ID", "JOURNAL_STREAM", "SYSTEMD_EXEC_PID"] { env[name] = nil }
         }
-        process.environment = env
+        process.environment = SanitizerReport.carrying(env)
         let out = Pipe()
         let err = Pipe()
         process.standardOutput = out

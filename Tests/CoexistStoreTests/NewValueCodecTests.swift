@@ -8,7 +8,7 @@ import Testing
 /// A new-side row decoder reads a string or integer attribute's column as text or integer without making an
 /// SQLite value first: for every attribute type and every storage class a column can hold, what it gives (a
 /// value, or the refusal naming the attribute) is what decoding the column's value gives.
-@Suite struct TypedColumnReadTests {
+@Suite struct NewValueCodecTests {
     static let types: [AttributeType] = [
         .integer16, .integer32, .integer64, .boolean, .double, .float, .decimal, .date, .string, .uri, .uuid, .binary,
         .transformable,
