@@ -77,10 +77,10 @@ public final class PublishPipeline {
     }
 
     /// Reads replies until the oldest message in flight is answered (the timeout, in milliseconds, runs from
-    /// the last reply to a message in flight), then those already there; returns the outcomes of the oldest messages, in the
-    /// order they were sent, as far as they are answered: empty when the oldest got no answer in time (the
-    /// server or the connection away). Replies to messages no longer in flight (abandoned, or answered after
-    /// a timeout) are passed over.
+    /// the last reply to a message in flight), then those already there; returns the outcomes of the oldest
+    /// messages, in the order they were sent, as far as they are answered: empty when the oldest got no
+    /// answer in time (the server or the connection away). Replies to messages no longer in flight
+    /// (abandoned, or answered after a timeout) are passed over.
     public func collect(timeout: Int64) throws(PublishError) -> [JetStream.Outcome] {
         defer { if spent.count >= Self.spentBatch || spentPayload >= Self.spentBytes { release() } }
         var deadline = JetStream.monotonicMilliseconds() + timeout
