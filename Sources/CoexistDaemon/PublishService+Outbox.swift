@@ -76,9 +76,10 @@ extension PublishService {
     }
 
     /// Sends queued messages while the window has room, then, with messages in flight, reads their
-    /// acknowledgements (waiting for the oldest's, at most the client's timeout from the last reply to one in flight), moving
-    /// the mark with each and the position with each transaction done. Throws at a message that was refused
-    /// or not answered in time: the mark is then on the one before it, and nothing stays in flight.
+    /// acknowledgements (waiting for the oldest's, at most the client's timeout from the last reply to one in
+    /// flight), moving the mark with each and the position with each transaction done. Throws at a message
+    /// that was refused or not answered in time: the mark is then on the one before it, and nothing stays in
+    /// flight.
     func pump(_ outbox: inout Outbox, _ state: inout State) throws {
         do {
             try pumpOnce(&outbox, &state)
