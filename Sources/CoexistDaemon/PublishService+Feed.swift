@@ -39,8 +39,9 @@ extension PublishService {
                     return true
                 }
                 var took = false
-                // A page's worth waiting to be sent at most: a publisher behind leaves the rest to the feed,
-                // which drops its oldest transactions when full (then the history is read).
+                // More is taken only while less than a page waits to be sent (a take takes every transaction
+                // that chains): a publisher behind leaves the rest to the feed, which drops its oldest
+                // transactions when full (then the history is read).
                 if !readHistory, outbox.unsent < Self.page {
                     let fed = feed.take(after: taken)
                     shared.withLock { $0.last = max($0.last, fed.last) }

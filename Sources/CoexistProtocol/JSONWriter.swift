@@ -237,25 +237,12 @@ public struct JSONWriter {
         let hex = Self.hex
         for byte in text.utf8 {
             switch byte {
-            case 0x22:
+            case 0x22, 0x5C, 0x0A, 0x0D, 0x09:
+                // `\"`, `\\`, `\n`, `\r`, `\t`.
+                let letter: UInt8 = byte == 0x0A ? 0x6E : byte == 0x0D ? 0x72 : byte == 0x09 ? 0x74 : byte
                 write(2) {
-                    $0[0] = 0x5C; $0[1] = 0x22
-                }
-            case 0x5C:
-                write(2) {
-                    $0[0] = 0x5C; $0[1] = 0x5C
-                }
-            case 0x0A:
-                write(2) {
-                    $0[0] = 0x5C; $0[1] = 0x6E
-                }
-            case 0x0D:
-                write(2) {
-                    $0[0] = 0x5C; $0[1] = 0x72
-                }
-            case 0x09:
-                write(2) {
-                    $0[0] = 0x5C; $0[1] = 0x74
+                    $0[0] = 0x5C
+                    $0[1] = letter
                 }
             case 0..<0x20:
                 write(6) {
