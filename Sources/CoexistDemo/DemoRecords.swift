@@ -20,7 +20,7 @@ public final class DemoTask: BackedModel {
     /// Free text.
     @Field public var notes = ""
     /// The category it belongs to (its inverse: ``DemoCategory/tasks``).
-    public var category: DemoCategory?
+    @Relation public var category: DemoCategory?
 
     /// The record's properties by model name.
     public static let schema = RecordSchema<DemoTask>(
@@ -66,7 +66,7 @@ public final class DemoCategory: BackedModel {
     /// A color name.
     @Field public var color = "blue"
     /// Its tasks (cascade: deleting a category deletes them).
-    public var tasks: [DemoTask] = []
+    @Relation public var tasks: [DemoTask]
 
     /// The record's properties by model name.
     public static let schema = RecordSchema<DemoCategory>(

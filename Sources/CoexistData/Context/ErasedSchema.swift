@@ -53,7 +53,8 @@ final class ErasedSchema: @unchecked Sendable {
         let name: String
         let kind: PropertyKind
         let destination: (any PersistentModel.Type)?
-        let read: (AnyObject) -> [AnyObject]
+        /// The targets, in order (from the backing data for a relation).
+        var read: (AnyObject) -> [AnyObject]
         let write: (AnyObject, [AnyObject]) -> Void
     }
 
@@ -63,6 +64,8 @@ final class ErasedSchema: @unchecked Sendable {
     let keyPaths: [AnyKeyPath: String]
     /// Attribute slots by the key path of their Swift property.
     let attributeSlotsByKeyPath: [AnyKeyPath: Int]
+    /// Relationship slots by the key path of their Swift property.
+    let relationshipSlotsByKeyPath: [AnyKeyPath: Int]
     let make: () -> AnyObject
     /// The backing data of a record of a ``BackedModel`` type (nil for other types).
     let backing: ((AnyObject) -> BackingData?)?
@@ -75,10 +78,17 @@ final class ErasedSchema: @unchecked Sendable {
     /// ``findFields()``): held, so that no other object can have its identity. A list searched by identity:
     /// comparing a record's few key path addresses costs less than hashing one.
     private var fieldSlotsByIdentity: [(keyPath: AnyKeyPath, slot: Int)] = []
-    /// Which attribute slots of a record type are fields, and the key paths their accessors passed.
-    private let probe: ((ErasedSchema) -> (fields: [Bool], keyPaths: [Int: AnyKeyPath]))?
+    /// By relationship slot: whether it is a ``Relation`` (kept in the backing data), found by
+    /// ``findFields()`` (all false for a type that is not a ``BackedModel``).
+    private(set) var isRelation: [Bool]
+    /// The relationship slots of relations with the key path their accessor passed at the probe.
+    private var relationSlotsByIdentity: [(keyPath: AnyKeyPath, slot: Int)] = []
+    /// Which attribute and relationship slots of a record type are fields and relations, and the key paths
+    /// their accessors passed.
+    private let probe: ((ErasedSchema) -> Probed)?
     let attributes: [AttributeSlot]
-    let relationships: [RelationshipSlot]
+    /// Those of relations read from the backing data once ``findFields()`` has found them.
+    private(set) var relationships: [RelationshipSlot]
     /// By relationship slot, no target: a snapshot's relationships when the record has none (one array
     /// for every such record).
     let noTargets: [[ObjectRef]]
@@ -99,6 +109,7 @@ final class ErasedSchema: @unchecked Sendable {
         }
         var keyPaths: [AnyKeyPath: String] = [:]
         var slotsByKeyPath: [AnyKeyPath: Int] = [:]
+        var relationshipSlotsByKeyPath: [AnyKeyPath: Int] = [:]
         var attributes: [AttributeSlot] = []
         var relationships: [RelationshipSlot] = []
         for property in schema.properties {
@@ -116,6 +127,8 @@ final class ErasedSchema: @unchecked Sendable {
                     )
                 )
             case .toOne, .toMany:
+                relationshipSlotsByKeyPath[property.keyPath] =
+                    relationshipSlotsByKeyPath[property.keyPath] ?? relationships.count
                 relationships.append(
                     RelationshipSlot(
                         name: property.name,
@@ -129,7 +142,9 @@ final class ErasedSchema: @unchecked Sendable {
         }
         self.keyPaths = keyPaths
         attributeSlotsByKeyPath = slotsByKeyPath
+        self.relationshipSlotsByKeyPath = relationshipSlotsByKeyPath
         isField = Array(repeating: false, count: attributes.count)
+        isRelation = Array(repeating: false, count: relationships.count)
         self.attributes = attributes
         self.relationships = relationships
         noTargets = Array(repeating: [], count: relationships.count)
@@ -137,19 +152,40 @@ final class ErasedSchema: @unchecked Sendable {
         relationshipSlots = Dictionary(relationships.enumerated().map { ($1.name, $0) }) { first, _ in first }
     }
 
-    /// Finds which attributes are ``Field``s (a ``BackedModel`` type's): once, before the schema is shared.
+    /// What a probe of a record type found: its fields and relations, with the key paths their accessors
+    /// passed, by slot.
+    struct Probed {
+        var fields: [Bool]
+        var fieldKeyPaths: [Int: AnyKeyPath]
+        var relations: [Bool]
+        var relationKeyPaths: [Int: AnyKeyPath]
+    }
+
+    /// Finds which attributes are ``Field``s and which relationships ``Relation``s (a ``BackedModel`` type's):
+    /// once, before the schema is shared. A relation is read from the backing data from then on.
     func findFields() {
-        guard let probe else { return }
+        guard let probe, let backing else { return }
         let found = probe(self)
         isField = found.fields
         everyAttributeIsField = !isField.isEmpty && isField.allSatisfy { $0 }
-        fieldSlotsByIdentity = found.keyPaths.sorted { $0.key < $1.key }.map { ($0.value, $0.key) }
+        fieldSlotsByIdentity = found.fieldKeyPaths.sorted { $0.key < $1.key }.map { ($0.value, $0.key) }
+        isRelation = found.relations
+        relationSlotsByIdentity = found.relationKeyPaths.sorted { $0.key < $1.key }.map { ($0.value, $0.key) }
+        for slot in relationships.indices where isRelation[slot] {
+            let keyPathRead = relationships[slot].read
+            relationships[slot].read = { object in backing(object)?.targets(slot) ?? keyPathRead(object) }
+        }
     }
 
     /// The slot of the field whose accessor passes `keyPath`, when it is the object the probe saw; nil
     /// otherwise (the caller looks it up by its components).
     func fieldSlot(byIdentityOf keyPath: AnyKeyPath) -> Int? {
         fieldSlotsByIdentity.first { $0.keyPath === keyPath }?.slot
+    }
+
+    /// The slot of the relation whose accessor passes `keyPath`, when it is the object the probe saw.
+    func relationSlot(byIdentityOf keyPath: AnyKeyPath) -> Int? {
+        relationSlotsByIdentity.first { $0.keyPath === keyPath }?.slot
     }
 
     private static func backingReader<Root: BackedModel>(_: Root.Type) -> (AnyObject) -> BackingData? {
@@ -159,26 +195,33 @@ final class ErasedSchema: @unchecked Sendable {
     /// The schema being probed, while the probe's record is made (its initializer may use fields).
     @TaskLocal static var probing: ErasedSchema?
 
-    /// Reads each attribute of a record made for the purpose, its backing data noting the field each read
-    /// reaches: an attribute is a field when its own slot is reached.
-    private static func fieldProbe<Root: BackedModel>(
-        _: Root.Type
-    ) -> (ErasedSchema) -> (fields: [Bool], keyPaths: [Int: AnyKeyPath]) {
+    /// Reads each attribute and relationship of a record made for the purpose, its backing data noting the
+    /// field or relation each read reaches: an attribute is a field (a relationship a relation) when its own
+    /// slot is reached.
+    private static func fieldProbe<Root: BackedModel>(_: Root.Type) -> (ErasedSchema) -> Probed {
         { schema in
             let record = $probing.withValue(schema) { Root(backingData: BackingData()) }
             let backing = record.persistentBackingData
             backing.probe(schema)
             defer { backing.reset() }
-            var keyPaths: [Int: AnyKeyPath] = [:]
-            let fields = schema.attributes.indices.map { slot in
+            var probed = Probed(fields: [], fieldKeyPaths: [:], relations: [], relationKeyPaths: [:])
+            probed.fields = schema.attributes.indices.map { slot in
                 backing.reached = nil
                 backing.reachedKeyPath = nil
                 _ = schema.attributes[slot].read(record)
                 guard backing.reached == slot else { return false }
-                keyPaths[slot] = backing.reachedKeyPath
+                probed.fieldKeyPaths[slot] = backing.reachedKeyPath
                 return true
             }
-            return (fields, keyPaths)
+            probed.relations = schema.relationships.indices.map { slot in
+                backing.reachedRelation = nil
+                backing.reachedKeyPath = nil
+                _ = schema.relationships[slot].read(record)
+                guard backing.reachedRelation == slot else { return false }
+                probed.relationKeyPaths[slot] = backing.reachedKeyPath
+                return true
+            }
+            return probed
         }
     }
 

@@ -11,7 +11,7 @@ public import FoundationEssentials
 ///     let persistentBackingData = BackingData()
 ///     @Field var id = UUID()
 ///     @Field var title = ""
-///     var category: Category?
+///     @Relation var category: Category?
 ///     static let schema = RecordSchema<Task>(entity: "Task", [
 ///         .attribute("id", \.id), .attribute("title", \.title), .toOne("category", \.category),
 ///     ])
@@ -22,8 +22,8 @@ public import FoundationEssentials
 /// A field's initial value is computed the first time the record's fields are used, not when it is made:
 /// a fetched record never computes one (`UUID()` above is not called for it), unless its initializer uses a
 /// field. The first use of a type computes them once, for a record made to find which attributes are fields.
-/// Attributes held in plain stored properties work in a backed record too; relationships are always plain
-/// properties. Map each field once.
+/// Attributes held in plain stored properties work in a backed record too; its relationships are ``Relation``s
+/// (kept in the backing data too) or plain stored properties. Map each field once.
 ///
 /// A field reads back what its value gives as an attribute value, converted again (what a save and a fetch
 /// would give): a value whose conversion is not exact (a relative `URL` comes back absolute) reads back
@@ -112,8 +112,13 @@ public final class BackingData {
     @exclusivity(unchecked) var schema: ErasedSchema?
     /// By attribute slot (those of plain stored properties are not used).
     @exclusivity(unchecked) @usableFromInline var values: [AttributeValue] = []
-    /// While probing: the slot of the last field reached, and the identity of the key path it was reached by.
+    /// By relationship slot, the targets of the relations set since the backing data was made: none for a
+    /// record made for a row whose initializer set no relation (the context then reads none).
+    @exclusivity(unchecked) var relations: [[AnyObject]] = []
+    /// While probing: the slot of the last field or relation reached, and the identity of the key path it was
+    /// reached by.
     var reached: Int?
+    var reachedRelation: Int?
     var reachedKeyPath: AnyKeyPath?
 
     /// Empty storage: the fields' initial values are computed when one is first used.
@@ -123,19 +128,7 @@ public final class BackingData {
     /// fields' initial values computed first when none is held yet.
     @usableFromInline
     func slot<Root: BackedModel>(of keyPath: AnyKeyPath, in record: Root) -> Int? {
-        let schema: ErasedSchema
-        if let known = self.schema {
-            schema = known
-        } else if let probing = ErasedSchema.probing, probing.type == ObjectIdentifier(Root.self) {
-            // The record the probe makes, used by its own initializer: the schema is not kept yet (asking for it
-            // would build it again, and probe again).
-            schema = probing
-            self.schema = schema
-            state = .probing
-        } else {
-            schema = Root.erasedSchema
-            self.schema = schema
-        }
+        let schema = schema(of: record)
         // The key path a field's accessor passes is most often one object for the program's life (the runtime
         // keeps a key path literal's): found by its identity first, without hashing its components. The schema
         // holds the object it found at the probe, so no other can take its address.
@@ -150,6 +143,50 @@ public final class BackingData {
         case .initializing, .filled: break
         }
         return slot
+    }
+
+    /// The relationship slot of the relation `keyPath` of `record` (nil when the schema does not map it).
+    @usableFromInline
+    func relationSlot<Root: BackedModel>(of keyPath: AnyKeyPath, in record: Root) -> Int? {
+        let schema = schema(of: record)
+        guard let slot = schema.relationSlot(byIdentityOf: keyPath) ?? schema.relationshipSlotsByKeyPath[keyPath]
+        else {
+            return nil
+        }
+        if state == .probing {
+            reachedRelation = slot
+            reachedKeyPath = keyPath
+        }
+        return slot
+    }
+
+    /// The erased schema of `record`'s type: the one held, or the one being probed, or the type's.
+    private func schema<Root: BackedModel>(of record: Root) -> ErasedSchema {
+        if let known = schema { return known }
+        if let probing = ErasedSchema.probing, probing.type == ObjectIdentifier(Root.self) {
+            // The record the probe makes, used by its own initializer: the schema is not kept yet (asking for it
+            // would build it again, and probe again).
+            schema = probing
+            state = .probing
+            return probing
+        }
+        let schema = Root.erasedSchema
+        self.schema = schema
+        return schema
+    }
+
+    /// The targets of relation `slot`, in order (none until one is set).
+    @usableFromInline
+    func targets(_ slot: Int) -> [AnyObject] { slot < relations.count ? relations[slot] : [] }
+
+    /// Holds `objects` as the targets of relation `slot` (a slot of the schema ``relationSlot(of:in:)`` found).
+    @usableFromInline
+    func setTargets(_ objects: [AnyObject], _ slot: Int) {
+        if slot >= relations.count {
+            guard !objects.isEmpty else { return }
+            relations += Array(repeating: [], count: slot + 1 - relations.count)
+        }
+        relations[slot] = objects
     }
 
     /// Holds the initial value of every field of `record`: read through the fields while ``state`` is
@@ -186,7 +223,9 @@ public final class BackingData {
     func reset() {
         schema = nil
         values = []
+        relations = []
         reached = nil
+        reachedRelation = nil
         reachedKeyPath = nil
         state = .empty
     }

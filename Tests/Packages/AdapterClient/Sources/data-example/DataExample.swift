@@ -1,7 +1,8 @@
 import CoexistData
 import Foundation
 
-// Attributes as fields, kept in the record's backing data: a fetch fills them at once.
+// Attributes as fields and relationships as relations, kept in the record's backing data: a fetch fills
+// them at once.
 final class Task: BackedModel {
     let persistentBackingData = BackingData()
     @Field var id = UUID()
@@ -10,7 +11,7 @@ final class Task: BackedModel {
     @Field var createdAt = Date()
     @Field var priority = 0
     @Field var notes = ""
-    var category: Category?
+    @Relation var category: Category?
     static let schema = RecordSchema<Task>(
         entity: "Task",
         [
