@@ -81,6 +81,8 @@ final class ErasedSchema: @unchecked Sendable {
     /// By relationship slot: whether it is a ``Relation`` (kept in the backing data), found by
     /// ``findFields()`` (all false for a type that is not a ``BackedModel``).
     private(set) var isRelation: [Bool]
+    /// Whether every relationship is a relation (or there is none) in a ``BackedModel`` type.
+    private(set) var everyRelationshipIsRelation = false
     /// The relationship slots of relations with the key path their accessor passed at the probe.
     private var relationSlotsByIdentity: [(keyPath: AnyKeyPath, slot: Int)] = []
     /// Which attribute and relationship slots of a record type are fields and relations, and the key paths
@@ -170,6 +172,7 @@ final class ErasedSchema: @unchecked Sendable {
         everyAttributeIsField = !isField.isEmpty && isField.allSatisfy { $0 }
         fieldSlotsByIdentity = found.fieldKeyPaths.sorted { $0.key < $1.key }.map { ($0.value, $0.key) }
         isRelation = found.relations
+        everyRelationshipIsRelation = isRelation.allSatisfy { $0 }
         relationSlotsByIdentity = found.relationKeyPaths.sorted { $0.key < $1.key }.map { ($0.value, $0.key) }
         for slot in relationships.indices where isRelation[slot] {
             let keyPathRead = relationships[slot].read

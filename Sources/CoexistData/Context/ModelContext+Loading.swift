@@ -146,19 +146,20 @@ extension ModelContext {
     ) {
         // A record made for a row most often holds no target already: a key-path write is twice a read,
         // and an app's `didSet` need not see a relationship set to what it is. A relation's targets are in
-        // the backing data (none unless the record's initializer set one): no key-path read (a sixth of a
-        // fetch, measured).
+        // the backing data, none unless the record's initializer set one: no key-path read (a sixth of a
+        // fetch, measured), and nothing at all to look at when every relationship is a relation.
+        let schema = registration.schema
+        defer { registration.snapshot = Snapshot(attributes: attributes, relationships: schema.noTargets) }
+        if let backing, schema.everyRelationshipIsRelation, backing.relations.isEmpty { return }
         // By index: iterating copied each slot, retaining its name and closures (10 retains a record).
-        let relationships = registration.schema.relationships
-        let isRelation = registration.schema.isRelation
+        let relationships = schema.relationships
         for index in relationships.indices {
-            if let backing, isRelation[index] {
+            if let backing, schema.isRelation[index] {
                 if !backing.targets(index).isEmpty { backing.setTargets([], index) }
             } else if !relationships[index].read(registration.object).isEmpty {
                 relationships[index].write(registration.object, [])
             }
         }
-        registration.snapshot = Snapshot(attributes: attributes, relationships: registration.schema.noTargets)
     }
 
     /// Reads the relationships of registered records again (after a save or a merge), loading the targets
