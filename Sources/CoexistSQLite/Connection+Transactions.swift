@@ -4,7 +4,9 @@ internal import CSQLite
 internal import Glibc
 #endif
 
-/// Transactions and savepoints (https://www.sqlite.org/lang_transaction.html).
+/// Transactions and savepoints (https://www.sqlite.org/lang_transaction.html). Their statements are
+/// prepared once per connection and kept (``run(_:_:)``): `sqlite3_exec` parsed `BEGIN` and `COMMIT` again
+/// at every transaction, half of their cost (`perf record` of coexistd's event thread: 4 % of its time).
 extension Connection {
     /// Runs `body` in a `BEGIN IMMEDIATE` transaction and commits it; rolls back if `body` or the commit throws.
     ///
@@ -16,13 +18,13 @@ extension Connection {
     /// every later statement of `body` throws, and so does the commit: none of them runs outside the
     /// transaction and commits on its own.
     public func write<T>(_ body: () throws -> T) throws -> T {
-        try execute("BEGIN IMMEDIATE")
+        try run("BEGIN IMMEDIATE")
         return try finish(body)
     }
 
     /// Runs `body` in a `BEGIN DEFERRED` transaction, so that every read inside sees one snapshot.
     public func read<T>(_ body: () throws -> T) throws -> T {
-        try execute("BEGIN DEFERRED")
+        try run("BEGIN DEFERRED")
         return try finish(body)
     }
 
@@ -32,10 +34,10 @@ extension Connection {
     public func savepoint<T>(_ name: String = "coexist", _ body: () throws -> T) throws -> T {
         try SQLIdentifier.validate(name)
         let quoted = SQLIdentifier.quoted(name)
-        try execute("SAVEPOINT \(quoted)")
+        try run("SAVEPOINT \(quoted)")
         do {
             let result = try body()
-            try execute("RELEASE \(quoted)")
+            try run("RELEASE \(quoted)")
             return result
         } catch {
             try? execute("ROLLBACK TO \(quoted)")
@@ -57,7 +59,7 @@ extension Connection {
         do {
             let result = try insideTransaction {
                 let result = try body()
-                try execute("COMMIT")
+                try run("COMMIT")
                 return result
             }
             var now = timespec()
