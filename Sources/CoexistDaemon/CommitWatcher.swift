@@ -35,6 +35,28 @@ final class CommitWatcher {
     /// Reads the pending file events; true when one concerned the database or its WAL.
     func drain() -> Bool { files.drain() }
 
+    /// Checks for a commit in a read transaction and, when one landed (the data version moved, as
+    /// ``commitLanded(waitForCommit:)`` reports it), runs `body` in that same transaction: one snapshot and one
+    /// taking of the WAL's read locks for the check and what `body` reads, not two. `body`'s result, or nil
+    /// when no commit is visible yet or the transaction could not begin (the caller checks again, waiting
+    /// for a commit becoming visible if need be).
+    func withLandedCommit(_ body: () -> Bool) -> Bool? {
+        guard connection.isAutocommit else { return nil }
+        var result: Bool?
+        do {
+            try connection.read {
+                let version = try connection.dataVersion()
+                guard version != seen else { return }
+                seen = version
+                result = body()
+            }
+        } catch {
+            // The check failed, or the read transaction's end after `body` ran (its reads are done).
+            return result
+        }
+        return result
+    }
+
     /// True once for each move of the data version: a commit landed since the last true. After a file event
     /// (`waitForCommit`), the version is read again briefly while it has not moved (inotify fires on the
     /// first write to the WAL, a little before the commit becomes visible). False when it cannot be read.
