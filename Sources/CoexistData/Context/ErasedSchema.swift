@@ -207,24 +207,34 @@ final class ErasedSchema: @unchecked Sendable {
             let backing = record.persistentBackingData
             backing.probe(schema)
             defer { backing.reset() }
-            var probed = Probed(fields: [], fieldKeyPaths: [:], relations: [], relationKeyPaths: [:])
-            probed.fields = schema.attributes.indices.map { slot in
-                backing.reached = nil
-                backing.reachedKeyPath = nil
-                _ = schema.attributes[slot].read(record)
-                guard backing.reached == slot else { return false }
-                probed.fieldKeyPaths[slot] = backing.reachedKeyPath
-                return true
+            // Reads each of `count` slots, noting whether the read reached that very slot (`reached`) and
+            // the key path it passed.
+            func probe(_ count: Int, reached: () -> Int?, _ read: (Int) -> Void) -> ([Bool], [Int: AnyKeyPath]) {
+                var keyPaths: [Int: AnyKeyPath] = [:]
+                let found = (0..<count).map { slot in
+                    backing.reached = nil
+                    backing.reachedRelation = nil
+                    backing.reachedKeyPath = nil
+                    read(slot)
+                    guard reached() == slot else { return false }
+                    keyPaths[slot] = backing.reachedKeyPath
+                    return true
+                }
+                return (found, keyPaths)
             }
-            probed.relations = schema.relationships.indices.map { slot in
-                backing.reachedRelation = nil
-                backing.reachedKeyPath = nil
-                _ = schema.relationships[slot].read(record)
-                guard backing.reachedRelation == slot else { return false }
-                probed.relationKeyPaths[slot] = backing.reachedKeyPath
-                return true
+            let (fields, fieldKeyPaths) = probe(schema.attributes.count, reached: { backing.reached }) {
+                _ = schema.attributes[$0].read(record)
             }
-            return probed
+            let (relations, relationKeyPaths) = probe(
+                schema.relationships.count,
+                reached: { backing.reachedRelation }
+            ) { _ = schema.relationships[$0].read(record) }
+            return Probed(
+                fields: fields,
+                fieldKeyPaths: fieldKeyPaths,
+                relations: relations,
+                relationKeyPaths: relationKeyPaths
+            )
         }
     }
 
