@@ -10,11 +10,15 @@ extension Daemon {
     func publishCommits(watcher: CommitWatcher, worker: BridgeWorker, fileEvent: Bool) -> Bool {
         // Most often the commit is visible when its file event arrives: checked and published in one read
         // transaction.
-        if let published = watcher.withLandedCommit({ publish(landed: true, worker: worker) }) { return published }
-        // None visible yet. While the bridge thread is in a pass no other commit can land, and the WAL writes
-        // are its own: it signals when it commits. Otherwise an app's commit may still be becoming visible.
+        let check = watcher.withLandedCommit { publish(landed: true, worker: worker) }
+        if case .handled(let published) = check { return published }
+        // While the bridge thread is in a pass no other commit can land, and the WAL writes are its own: it
+        // signals when it commits. Otherwise an app's commit may still be becoming visible.
         let mayLand = fileEvent && !worker.inPass.load(ordering: .acquiring)
-        return publish(landed: mayLand && watcher.commitLanded(waitForCommit: true), worker: worker)
+        let landed =
+            check == .noneVisible
+            ? mayLand && watcher.commitLanded(waitForCommit: true) : watcher.commitLanded(waitForCommit: mayLand)
+        return publish(landed: landed, worker: worker)
     }
 
     /// Publishes what is not published yet (`landed`: a commit was seen since the last check) and wakes

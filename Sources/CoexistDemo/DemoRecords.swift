@@ -3,7 +3,7 @@ public import Foundation
 
 /// The demo model's Task (`config/TaskModel.xcdatamodeld`, version 2.0.0) as a record of the SwiftData-shaped
 /// adapter: the type the demo, the benchmark and the multi-process tests use on the new side. Its attributes
-/// are fields, kept in its backing data.
+/// are fields and its relationship a relation, kept in its backing data.
 public final class DemoTask: BackedModel {
     /// Where its fields keep their values.
     public let persistentBackingData: BackingData

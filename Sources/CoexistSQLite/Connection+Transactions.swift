@@ -4,9 +4,11 @@ internal import CSQLite
 internal import Glibc
 #endif
 
-/// Transactions and savepoints (https://www.sqlite.org/lang_transaction.html). Their statements are
-/// prepared once per connection and kept (``run(_:_:)``): `sqlite3_exec` parsed `BEGIN` and `COMMIT` again
-/// at every transaction, half of their cost (`perf record` of coexistd's event thread: 4 % of its time).
+/// Transactions and savepoints (https://www.sqlite.org/lang_transaction.html). `BEGIN`, `COMMIT`,
+/// `SAVEPOINT` and `RELEASE` are prepared once per connection and kept (``run(_:_:)``; a savepoint name
+/// each): `sqlite3_exec` parsed `BEGIN` and `COMMIT` again at every transaction, half of their cost
+/// (`perf record` of coexistd's event thread: 4 % of its time). The rollbacks of the failure paths are
+/// parsed each time.
 extension Connection {
     /// Runs `body` in a `BEGIN IMMEDIATE` transaction and commits it; rolls back if `body` or the commit throws.
     ///

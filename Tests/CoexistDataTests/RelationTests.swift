@@ -46,6 +46,10 @@ final class MixedCategory: BackedModel {
         #expect(DefaultedRelationTask.erasedSchema.isRelation == [true])
         #expect(MixedCategory.erasedSchema.isRelation == [false])
         #expect(ObservedTask.erasedSchema.isRelation == [false])
+        // A fetch settles their records without looking at a relationship when none was set.
+        #expect(DemoTask.erasedSchema.everyRelationshipIsRelation)
+        #expect(!MixedCategory.erasedSchema.everyRelationshipIsRelation)
+        #expect(!ObservedTask.erasedSchema.everyRelationshipIsRelation)
     }
 
     @Test func aRelationKeepsItsTargetsInTheBackingDataAndAnUnmappedOneInTheProperty() {
@@ -66,8 +70,11 @@ final class MixedCategory: BackedModel {
         #expect(defaulted.category?.name == "default")
         defaulted.scratch = [other, category]
         #expect(defaulted.scratch.map(\.name) == ["Other", "Home"])
-        // Not mapped: kept in the property, not in the backing data's single relationship slot.
+        // Not mapped: kept in the property, not in the backing data's single relationship slot (the mapped
+        // category's, which keeps its one target).
         #expect(defaulted.persistentBackingData.relations.count == 1)
+        #expect(defaulted.category?.name == "default")
+        #expect(defaulted.persistentBackingData.targets(0).count == 1)
     }
 
     /// A record made holding a relation target its row does not name has it cleared; one whose row names a

@@ -9,7 +9,7 @@ extension PersistentModel {
         let key = ObjectIdentifier(Self.self)
         if let known = ErasedSchemaCache.shared.schema(key) { return known }
         let built = ErasedSchema(schema)
-        built.findFields()
+        built.findFieldsAndRelations()
         ErasedSchemaCache.shared.keep(built, key)
         return built
     }
@@ -69,17 +69,17 @@ final class ErasedSchema: @unchecked Sendable {
     let make: () -> AnyObject
     /// The backing data of a record of a ``BackedModel`` type (nil for other types).
     let backing: ((AnyObject) -> BackingData?)?
-    /// By attribute slot: whether it is a ``Field`` (kept in the backing data), found by ``findFields()``
+    /// By attribute slot: whether it is a ``Field`` (kept in the backing data), found by ``findFieldsAndRelations()``
     /// before the schema is shared (all false for a type that is not a ``BackedModel``).
     private(set) var isField: [Bool]
     /// Whether every attribute is a field (and there is at least one).
     private(set) var everyAttributeIsField = false
     /// The attribute slots of fields with the key path their accessor passed at the probe (found by
-    /// ``findFields()``): held, so that no other object can have its identity. A list searched by identity:
+    /// ``findFieldsAndRelations()``): held, so that no other object can have its identity. A list searched by identity:
     /// comparing a record's few key path addresses costs less than hashing one.
     private var fieldSlotsByIdentity: [(keyPath: AnyKeyPath, slot: Int)] = []
     /// By relationship slot: whether it is a ``Relation`` (kept in the backing data), found by
-    /// ``findFields()`` (all false for a type that is not a ``BackedModel``).
+    /// ``findFieldsAndRelations()`` (all false for a type that is not a ``BackedModel``).
     private(set) var isRelation: [Bool]
     /// Whether every relationship is a relation (or there is none) in a ``BackedModel`` type.
     private(set) var everyRelationshipIsRelation = false
@@ -89,7 +89,7 @@ final class ErasedSchema: @unchecked Sendable {
     /// their accessors passed.
     private let probe: ((ErasedSchema) -> Probed)?
     let attributes: [AttributeSlot]
-    /// Those of relations read from the backing data once ``findFields()`` has found them.
+    /// Those of relations read from the backing data once ``findFieldsAndRelations()`` has found them.
     private(set) var relationships: [RelationshipSlot]
     /// By relationship slot, no target: a snapshot's relationships when the record has none (one array
     /// for every such record).
@@ -165,7 +165,7 @@ final class ErasedSchema: @unchecked Sendable {
 
     /// Finds which attributes are ``Field``s and which relationships ``Relation``s (a ``BackedModel`` type's):
     /// once, before the schema is shared. A relation is read from the backing data from then on.
-    func findFields() {
+    func findFieldsAndRelations() {
         guard let probe, let backing else { return }
         let found = probe(self)
         isField = found.fields
@@ -209,25 +209,33 @@ final class ErasedSchema: @unchecked Sendable {
             defer { backing.reset() }
             // Reads each of `count` slots, noting whether the read reached that very slot (`reached`) and
             // the key path it passed.
-            func probe(_ count: Int, reached: () -> Int?, _ read: (Int) -> Void) -> ([Bool], [Int: AnyKeyPath]) {
+            func probe(
+                _ count: Int,
+                reached: () -> (Int, AnyKeyPath?)?,
+                _ read: (Int) -> Void
+            ) -> ([Bool], [Int: AnyKeyPath]) {
                 var keyPaths: [Int: AnyKeyPath] = [:]
                 let found = (0..<count).map { slot in
                     backing.reached = nil
                     backing.reachedRelation = nil
                     backing.reachedKeyPath = nil
+                    backing.reachedRelationKeyPath = nil
                     read(slot)
-                    guard reached() == slot else { return false }
-                    keyPaths[slot] = backing.reachedKeyPath
+                    guard let (found, keyPath) = reached(), found == slot else { return false }
+                    keyPaths[slot] = keyPath
                     return true
                 }
                 return (found, keyPaths)
             }
-            let (fields, fieldKeyPaths) = probe(schema.attributes.count, reached: { backing.reached }) {
+            let (fields, fieldKeyPaths) = probe(
+                schema.attributes.count,
+                reached: { backing.reached.map { ($0, backing.reachedKeyPath) } }
+            ) {
                 _ = schema.attributes[$0].read(record)
             }
             let (relations, relationKeyPaths) = probe(
                 schema.relationships.count,
-                reached: { backing.reachedRelation }
+                reached: { backing.reachedRelation.map { ($0, backing.reachedRelationKeyPath) } }
             ) { _ = schema.relationships[$0].read(record) }
             return Probed(
                 fields: fields,

@@ -86,7 +86,8 @@ public struct Field<Value: AttributeConvertible> {
     }
 }
 
-/// The storage of a ``BackedModel`` record's fields: their values by attribute slot. A context passes a new
+/// The storage of a ``BackedModel`` record's fields and relations: their values by attribute slot, and the
+/// targets of its relations by relationship slot. A context passes a new
 /// one to ``PersistentModel/init(backingData:)``; a record keeps its own in
 /// ``BackedModel/persistentBackingData`` (that one, or one it made: the context fills the record's).
 public final class BackingData {
@@ -96,7 +97,8 @@ public final class BackingData {
         case empty
         /// The fields' initial values are being read (each field gives its own).
         case initializing
-        /// Which fields a schema's attributes are is being found (``ErasedSchema/findFields()``).
+        /// Which of a schema's attributes are fields and which relationships are relations is being found
+        /// (``ErasedSchema/findFieldsAndRelations()``).
         case probing
         /// Every field's value is held.
         case filled
@@ -115,11 +117,12 @@ public final class BackingData {
     /// By relationship slot, the targets of the relations set since the backing data was made: none for a
     /// record made for a row whose initializer set no relation (the context then reads none).
     @exclusivity(unchecked) var relations: [[AnyObject]] = []
-    /// While probing: the slot of the last field or relation reached, and the identity of the key path it was
-    /// reached by.
+    /// While probing: the slot of the last field reached and of the last relation reached, each with the
+    /// identity of the key path it was reached by.
     var reached: Int?
-    var reachedRelation: Int?
     var reachedKeyPath: AnyKeyPath?
+    var reachedRelation: Int?
+    var reachedRelationKeyPath: AnyKeyPath?
 
     /// Empty storage: the fields' initial values are computed when one is first used.
     public init() {}
@@ -155,7 +158,7 @@ public final class BackingData {
         }
         if state == .probing {
             reachedRelation = slot
-            reachedKeyPath = keyPath
+            reachedRelationKeyPath = keyPath
         }
         return slot
     }
@@ -225,8 +228,9 @@ public final class BackingData {
         values = []
         relations = []
         reached = nil
-        reachedRelation = nil
         reachedKeyPath = nil
+        reachedRelation = nil
+        reachedRelationKeyPath = nil
         state = .empty
     }
 }
