@@ -123,6 +123,13 @@ public final class Statement {
         return sqlite3_column_type(handle, column) == SQLITE_INTEGER ? sqlite3_column_int64(handle, column) : nil
     }
 
+    /// Column `index` (0-based) of the current row when its storage class is FLOAT, nil otherwise, without
+    /// making the value first.
+    public func real(at index: Int) -> Double? {
+        let column = Int32(index)
+        return sqlite3_column_type(handle, column) == SQLITE_FLOAT ? sqlite3_column_double(handle, column) : nil
+    }
+
     /// Column `index` (0-based) of the current row when its storage class is TEXT, nil otherwise: what
     /// `value(at:).textValue` gives, without making the value first.
     public func text(at index: Int) -> String? {
@@ -183,6 +190,9 @@ public struct Row {
     /// Column `index` (0-based) when it is text, nil otherwise (`self[index].textValue`, without making the
     /// value first).
     public func text(_ index: Int) -> String? { statement.text(at: index) }
+
+    /// Column `index` (0-based) when it is a real (FLOAT), nil otherwise, without making the value first.
+    public func real(_ index: Int) -> Double? { statement.real(at: index) }
 
     /// The name of column `index` (0-based).
     public func name(_ index: Int) -> String { statement.columnName(index) }

@@ -71,9 +71,9 @@ public enum AttributeCodec {
         }
     }
 
-    /// Decodes column `position` of `row` as ``decode(_:type:external:)`` decodes its value; a string or
-    /// integer attribute's text or integer is read as such, without an SQLite value made first (a row's
-    /// most common columns).
+    /// Decodes column `position` of `row` as ``decode(_:type:external:)`` decodes its value; a string,
+    /// integer, boolean, number or date attribute's text, integer or real is read as such, without an SQLite
+    /// value made first (a row's most common columns).
     static func decode(
         _ row: Row,
         at position: Int,
@@ -83,6 +83,10 @@ public enum AttributeCodec {
         switch type {
         case .string: if let text = row.text(position) { return .string(text) }
         case .integer16, .integer32, .integer64: if let number = row.integer(position) { return .integer(number) }
+        case .boolean:
+            if let number = row.integer(position), number == 0 || number == 1 { return .boolean(number == 1) }
+        case .double, .float: if let number = row.real(position) { return .double(number) }
+        case .date: if let number = row.real(position) { return .date(number) }
         default: break
         }
         return try decode(row[position], type: type, external: external)
