@@ -14,8 +14,9 @@ import Glibc
 /// hundreds of pages, each a wake-up and a wait for a commit).
 ///
 /// The event thread polls ``descriptor``; when ``withLandedCommit(_:)`` (or, for a commit still becoming
-/// visible, ``commitLanded(waitForCommit:)``) says a commit landed, it publishes it to subscribers and wakes the bridge service, which mirrors it (its own connection's
-/// `data_version` tells it whether the commit was someone else's). Neither service watches the file itself.
+/// visible, ``commitLanded(waitForCommit:)``) says a commit landed, it publishes it to subscribers and wakes
+/// the bridge service, which mirrors it (its own connection's `data_version` tells it whether the commit was
+/// someone else's). Neither service watches the file itself.
 final class CommitWatcher {
     private let files: DirectoryWatcher
     private let connection: Connection

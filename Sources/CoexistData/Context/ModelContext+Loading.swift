@@ -2,9 +2,10 @@ import CoexistModel
 import CoexistStore
 
 /// Making records for stored rows and loading what they reach. A record holds its related records itself
-/// (in plain Swift properties, or in relations kept in its backing data), so everything a loaded record reaches is loaded with it: a level of the graph at a
-/// time, with one query per relationship and one per table for the targets not held yet (in chunks), never
-/// a query per record, and without recursion however long the paths.
+/// (in plain Swift properties, or in relations kept in its backing data), so everything a loaded record
+/// reaches is loaded with it: a level of the graph at a time, with one query per relationship and one per
+/// table for the targets not held yet (in chunks), never a query per record, and without recursion however
+/// long the paths.
 extension ModelContext {
     /// A record made for a stored row whose relationships are not loaded yet.
     struct Unloaded {
