@@ -8,23 +8,9 @@ extension Daemon {
     /// published yet and wakes the bridge thread and, when the event service could not hand it over, the
     /// publisher. Returns false when publishing failed (tried again at the next check).
     func publishCommits(watcher: CommitWatcher, worker: BridgeWorker, fileEvent: Bool) -> Bool {
-        // Most often the commit is visible when its file event arrives: checked and published in one read
-        // transaction.
-        let check = watcher.withLandedCommit { publish(landed: true, worker: worker) }
-        if case .handled(let published) = check { return published }
         // While the bridge thread is in a pass no other commit can land, and the WAL writes are its own: it
         // signals when it commits. Otherwise an app's commit may still be becoming visible.
-        let mayLand = fileEvent && !worker.inPass.load(ordering: .acquiring)
-        let landed =
-            check == .noneVisible
-            ? mayLand && watcher.commitLanded(waitForCommit: true) : watcher.commitLanded(waitForCommit: mayLand)
-        return publish(landed: landed, worker: worker)
-    }
-
-    /// Publishes what is not published yet (`landed`: a commit was seen since the last check) and wakes
-    /// the bridge thread and, when the event service could not hand it over, the publisher. Returns false
-    /// when publishing failed.
-    private func publish(landed: Bool, worker: BridgeWorker) -> Bool {
+        let landed = watcher.commitLanded(waitForCommit: fileEvent && !worker.inPass.load(ordering: .acquiring))
         if landed { unpublished = true }
         // The bridge thread is woken once the subscribers have the first commit published that is not its
         // own: woken first, it was often run at once on this thread's processor (where its wake-up is placed),

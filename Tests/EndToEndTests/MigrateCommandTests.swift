@@ -203,7 +203,8 @@ import Testing
             try newV1.save(SaveMetadata(author: "new-app")) { save in
                 try save.insert("Category", id: "00000000-0000-0000-0000-0000000000c1", ["name": .string("Home")])
             }.token ?? 0
-        #expect(try ProductProcess.run("coexistctl", ["wait", String(written), "--database", path]).status == 0)
+        let mirrored = try ProductProcess.run("coexistctl", ["wait", String(written), "--database", path])
+        #expect(mirrored.status == 0, "\(mirrored.stderr) \(daemon.log)")
 
         try makeCurrent("TaskModel 2", in: models)
         let migrated = try ProductProcess.run("coexistctl", ["migrate", path, "--model", models])
