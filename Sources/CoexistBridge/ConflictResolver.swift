@@ -46,14 +46,16 @@ final class ConflictResolver {
     /// Takes in the updates of a transaction entering the window.
     func add(_ transaction: HistoryTransaction) throws {
         guard transaction.author != engine.configuration.author else { return }
+        // Computed once: a transaction's side looks at each of its changes.
+        let side = transaction.side
         var count = 0
         for change in transaction.changes where change.type == .update {
-            unresolved.append((transaction.token, transaction.side, change))
+            unresolved.append((transaction.token, side, change))
             count += 1
         }
         guard count > 0 else { return }
-        updatesBySide[transaction.side, default: 0] += count
-        updatesByToken[transaction.token] = (transaction.side, count)
+        updatesBySide[side, default: 0] += count
+        updatesByToken[transaction.token] = (side, count)
     }
 
     private func add(_ change: HistoryChange, token: Int64, side: Side) throws {

@@ -168,7 +168,18 @@ struct SetInserts {
     /// A JSON array of `[pk, "id"]` pairs, for `json_each(?)` (an identity attribute may be a String holding
     /// anything).
     static func json(_ rows: [(pk: Int64, id: String)]) -> String {
-        "[" + rows.map { "[\($0.pk),\(JSONText.string($0.id))]" }.joined(separator: ",") + "]"
+        var json: [UInt8] = [UInt8(ascii: "[")]
+        json.reserveCapacity(2 + rows.count * 52)
+        for (index, row) in rows.enumerated() {
+            if index > 0 { json.append(UInt8(ascii: ",")) }
+            json.append(UInt8(ascii: "["))
+            JSONText.append(row.pk, to: &json)
+            json.append(UInt8(ascii: ","))
+            JSONText.append(row.id, to: &json)
+            json.append(UInt8(ascii: "]"))
+        }
+        json.append(UInt8(ascii: "]"))
+        return String(decoding: json, as: UTF8.self)
     }
 }
 

@@ -18,7 +18,11 @@ import Testing
     }
 
     @Test func stringsReadBackAsThemselves() throws {
-        for text in ["", "plain", "quote \" and \\ backslash", "line\nbreak\ttab\u{1}", "é ☃ 𝄞"] {
+        let texts = [
+            "", "plain", "quote \" and \\ backslash", "line\nbreak\ttab\u{1}", "é ☃ 𝄞",
+            "\"at the start", "at the end\\", "\u{0}\u{1F}\u{7F}\"\"\\", "{\"a\":[1,\"b\"]}",
+        ]
+        for text in texts {
             let decoded = try JSONDecoder().decode([String].self, from: Data(("[" + JSONText.string(text) + "]").utf8))
             #expect(decoded == [text])
             var bytes: [UInt8] = []
