@@ -1,18 +1,19 @@
-package import CoexistHistory
+public import CoexistHistory
 
 /// What a save has done to one object so far, as its history change will say: inserted, updated (the
 /// properties, in the order they changed) or deleted (with the values a format keeps of a deleted object,
 /// `Tombstone`).
-package struct PendingChange<Tombstone> {
+public struct PendingChange<Tombstone> {
     /// Insert, update or delete.
-    package var type: ChangeType
+    public var type: ChangeType
     /// An update's changed properties, first change first.
-    package var properties: [String] = []
+    public var properties: [String] = []
     /// A delete's kept values.
-    package var tombstone: Tombstone?
+    public var tombstone: Tombstone?
 
     /// A change of `type`.
-    package init(type: ChangeType, properties: [String] = [], tombstone: Tombstone? = nil) {
+    @inlinable
+    public init(type: ChangeType, properties: [String] = [], tombstone: Tombstone? = nil) {
         self.type = type
         self.properties = properties
         self.tombstone = tombstone
@@ -21,18 +22,21 @@ package struct PendingChange<Tombstone> {
 
 extension SaveLedger {
     /// Records the insert of `id`.
-    package func recordInsertion<Tombstone>(_ id: ID) where Entry == PendingChange<Tombstone> {
+    @inlinable
+    public func recordInsertion<Tombstone>(_ id: ID) where Entry == PendingChange<Tombstone> {
         record(id, PendingChange(type: .insert))
     }
 
     /// Whether a change to a property of `id` is an update to record: not for an object this save inserted
     /// or deleted (its insert or delete says it all).
-    package func isUpdatable<Tombstone>(_ id: ID) -> Bool where Entry == PendingChange<Tombstone> {
+    @inlinable
+    public func isUpdatable<Tombstone>(_ id: ID) -> Bool where Entry == PendingChange<Tombstone> {
         !deleted.contains(id) && pending[id].map { $0.type == .update } ?? true
     }
 
     /// Records that `property` of `id` changed (when ``isUpdatable(_:)``).
-    package func recordUpdate<Tombstone>(_ id: ID, _ property: String) where Entry == PendingChange<Tombstone> {
+    @inlinable
+    public func recordUpdate<Tombstone>(_ id: ID, _ property: String) where Entry == PendingChange<Tombstone> {
         guard isUpdatable(id) else { return }
         var entry = pending[id] ?? PendingChange(type: .update)
         if !entry.properties.contains(property) { entry.properties.append(property) }
@@ -41,7 +45,8 @@ extension SaveLedger {
 
     /// Records the delete of `id`: an object this save inserted leaves the ledger (nothing of it reaches
     /// the history), another gets a delete change with `tombstone`.
-    package func recordDeletion<Tombstone>(
+    @inlinable
+    public func recordDeletion<Tombstone>(
         _ id: ID,
         tombstone: Tombstone
     ) where Entry == PendingChange<Tombstone> {
