@@ -100,9 +100,11 @@ extension NewSchema {
                     "CREATE UNIQUE INDEX \(SQLIdentifier.quoted(name)) ON \(SQLIdentifier.quoted(mapping.table)) ("
                     + columns.map(SQLIdentifier.quoted).joined(separator: ", ") + ")"
                 if mapping.hasKindColumn {
+                    // Alternatives, not `IN (…)`: SQLite 3.40 evaluates a list of three or more values through a
+                    // temporary table made for every row written (`CompanionChanges.createStatements`).
                     sql +=
-                        " WHERE \"kind\" IN ("
-                        + model.hierarchy(from: entity).map { "'\($0.name)'" }.joined(separator: ", ") + ")"
+                        " WHERE "
+                        + model.hierarchy(from: entity).map { "\"kind\" = '\($0.name)'" }.joined(separator: " OR ")
                 }
                 result.append(sql)
             }
