@@ -22,7 +22,9 @@ import Glibc
 ///   of the same size through the same client, each acknowledged before the next (unpipelined publishing).
 /// - pull: a writer commits `pullRate` changes per second in 10-row transactions for 3 s while this process
 ///   reads the stream as a durable pull consumer (a request for 256 messages kept waiting on the server,
-///   each message taken as it comes): commit → change delivered to the consumer, every change.
+///   each message taken as it comes): commit → change delivered to the consumer, every change; and, side by
+///   side, commit → message at the server (a plain subscriber): the part of the delivery time that is the
+///   publisher's.
 enum PublishScenario {
     struct Result: Sendable {
         var latency: Measure.Distribution
@@ -37,7 +39,19 @@ enum PublishScenario {
         /// Commit → delivery to the pull consumer, per change; changes committed and not delivered.
         var pull: Measure.Distribution
         var pullMissing: Int
+        /// The same changes' commit → message at the server (a plain subscriber): how much of the delivery
+        /// time is the publisher's.
+        var pullAtServer: Measure.Distribution
         var pullRate: Int
+    }
+
+    /// The pull phase's figures.
+    struct PullDelivery {
+        /// Commit → delivery to the pull consumer, per change; changes committed and not delivered.
+        var delivered: Measure.Distribution
+        var missing: Int
+        /// Commit → message at the server, per change.
+        var atServer: Measure.Distribution
     }
 
     static func run(modelPath: String, count: Int, rate: Int, changes: Int, pullRate: Int) throws -> Result {
@@ -143,7 +157,7 @@ enum PublishScenario {
         }
         let direct = Double(directCount) / (Double(Measure.now() - directStart) / 1e9)
         subscription = nil
-        let (pull, pullMissing) = try pullDelivery(client, store: store, rate: pullRate)
+        let pull = try pullDelivery(client, store: store, rate: pullRate)
         return Result(
             latency: Measure.Distribution(latencies),
             missing: committed - latencies.count,
@@ -152,19 +166,21 @@ enum PublishScenario {
             changes: arrived,
             sustained: sustained,
             direct: direct,
-            pull: pull,
-            pullMissing: pullMissing,
+            pull: pull.delivered,
+            pullMissing: pull.missing,
+            pullAtServer: pull.atServer,
             pullRate: pullRate
         )
     }
 
     /// A writer commits `rate` changes per second (10-row transactions) for 3 s while a durable pull consumer
-    /// reads them: commit → delivery of each change, and how many were committed and not delivered.
+    /// reads them: commit → delivery of each change, and how many were committed and not delivered; and, from
+    /// a plain subscriber on a thread of its own, commit → message at the server of each.
     private static func pullDelivery(
         _ client: JetStream,
         store: BenchStore,
         rate: Int
-    ) throws -> (Measure.Distribution, Int) {
+    ) throws -> PullDelivery {
         let consumer = try client.pullSubscribe(stream: "BENCH", subject: "coexist.>", durable: "bench-pull")
         let transactions = max(1, rate / 10) * 3
         let output = store.directory + "/commits-pull"
@@ -172,6 +188,8 @@ enum PublishScenario {
             path: ChildProcess.executableDirectory() + "/coexist-bench",
             arguments: ["writer", "legacy", store.path, "\(transactions)", "\(max(1, rate / 10))", output, "10"]
         )
+        let routed = RoutedArrivals(try client.subscribe("coexist.>"))
+        let routedReader = try WorkerThread(name: "bench-routed") { routed.read(transactions * 10) }
         var arrivals: [(token: Int64, at: Int64)] = []
         arrivals.reserveCapacity(transactions * 10)
         let deadline = Measure.now() + 120_000_000_000
@@ -187,7 +205,15 @@ enum PublishScenario {
             committedAt[token] = time
         }
         let latencies = arrivals.compactMap { arrival in committedAt[arrival.token].map { arrival.at - $0 } }
-        return (Measure.Distribution(latencies), committedAt.count * 10 - latencies.count)
+        routedReader.join()
+        if let failure = routed.failure { throw BenchError("the plain subscriber failed: \(failure)") }
+        let routedLatencies = routed.arrivals.compactMap { arrival in committedAt[arrival.token].map { arrival.at - $0 }
+        }
+        return PullDelivery(
+            delivered: Measure.Distribution(latencies),
+            missing: committedAt.count * 10 - latencies.count,
+            atServer: Measure.Distribution(routedLatencies)
+        )
     }
 
     /// Starts `nats-server -js` on a free loopback port with its store in `directory`: the process and its URL.
@@ -209,6 +235,38 @@ enum PublishScenario {
         server.killNow()
         _ = server.wait()
         throw BenchError("nats-server did not start (is it installed? .ci/install-deps installs it)")
+    }
+}
+
+/// A plain subscriber of the pull phase, read on a thread of its own: when each change reached the server.
+/// Its owner reads `arrivals` and `failure` only after joining that thread.
+private final class RoutedArrivals: @unchecked Sendable {
+    private var subscription: Subscription?
+    private(set) var arrivals: [(token: Int64, at: Int64)] = []
+    /// Why reading stopped early, if it did.
+    private(set) var failure: PublishError?
+
+    init(_ subscription: Subscription) { self.subscription = subscription }
+
+    /// Reads until `count` changes arrived, nothing came for 3 s, or reading failed; then unsubscribes.
+    func read(_ count: Int) {
+        defer { subscription = nil }
+        var quiet = 0
+        while arrivals.count < count, quiet < 30 {
+            let message: JetStream.Message?
+            do {
+                message = try subscription?.next(timeout: 100, headers: ["Coexist-Token"])
+            } catch {
+                failure = error
+                return
+            }
+            guard let message else {
+                quiet += 1
+                continue
+            }
+            quiet = 0
+            if let token = Int64(message.headers["Coexist-Token"] ?? "") { arrivals.append((token, Measure.now())) }
+        }
     }
 }
 

@@ -99,11 +99,19 @@ struct Report {
                 Self.distribution(result.pull)
             )
         )
+        rows.append(
+            (
+                "publish",
+                "legacy commit → JetStream message, same run (n \(result.pullAtServer.count))",
+                Self.distribution(result.pullAtServer)
+            )
+        )
         fields.append(
             "\"publish\":{\"latency\":\(Self.json(result.latency)),\"missing\":\(result.missing),"
                 + "\"stored\":\(Self.json(result.stored)),\"storedMissing\":\(result.storedMissing),"
                 + "\"sustained\":\(Int(result.sustained)),\"direct\":\(Int(result.direct)),"
-                + "\"pull\":\(Self.json(result.pull)),\"pullMissing\":\(result.pullMissing)}"
+                + "\"pull\":\(Self.json(result.pull)),\"pullMissing\":\(result.pullMissing),"
+                + "\"pullAtServer\":\(Self.json(result.pullAtServer))}"
         )
     }
 
