@@ -30,4 +30,26 @@ import Testing
             #expect(String(decoding: bytes, as: UTF8.self) == JSONText.string(text))
         }
     }
+
+    /// A plainly written list of strings reads back as itself without a decoder; any other text is left to
+    /// one (nil), and what is read agrees with the decoder.
+    @Test func plainStringListsReadWithoutADecoder() throws {
+        for list in [[], [""], ["title"], ["title", "isCompleted", "é ☃ 𝄞"], ["a", "", "b"]] {
+            #expect(JSONText.plainStrings(JSONText.strings(list)) == list)
+        }
+        for escaped in [["q\"x"], ["a\\b"], ["line\nbreak"], ["a/b", "c\u{1}"]] {
+            #expect(JSONText.plainStrings(JSONText.strings(escaped)) == nil)
+        }
+        let texts = [
+            "", "[", "]", "[]", "[\"a\"]", "[ \"a\"]", "[\"a\" ]", "[\"a\",]", "[,\"a\"]", "[\"a\"", "\"a\"",
+            "[\"a\",\"b\"]]", "[[\"a\"]]", "[1]", "[\"a\"]x", "[\"a\\/b\"]", "[\"a\"\"b\"]", "[\"a\",\"b\"]",
+        ]
+        for text in texts {
+            let decoded = try? JSONDecoder().decode([String].self, from: Data(text.utf8))
+            if let plain = JSONText.plainStrings(text) { #expect(plain == decoded, "\(text)") }
+        }
+        #expect(JSONText.plainStrings("[\"a\",\"b\"]") == ["a", "b"])
+        #expect(JSONText.plainStrings("[ \"a\"]") == nil)
+        #expect(JSONText.plainStrings("[\"a\\/b\"]") == nil)
+    }
 }

@@ -55,6 +55,37 @@ public enum JSONText {
         "[" + values.map(string).joined(separator: ",") + "]"
     }
 
+    /// The strings of `text` when it is a JSON array of strings written as ``strings(_:)`` writes one with
+    /// nothing to escape (`["a","b"]`: no space, no backslash, no control character); nil for any other text,
+    /// which a full JSON decoder reads (the common case of a list of property names, read without one).
+    public static func plainStrings(_ text: String) -> [String]? {
+        var text = text
+        return text.withUTF8 { bytes -> [String]? in
+            guard bytes.count >= 2, bytes[0] == UInt8(ascii: "["), bytes[bytes.count - 1] == UInt8(ascii: "]") else {
+                return nil
+            }
+            var result: [String] = []
+            var index = 1
+            let end = bytes.count - 1
+            if index == end { return result }
+            while true {
+                guard index < end, bytes[index] == UInt8(ascii: "\"") else { return nil }
+                let start = index + 1
+                var close = start
+                while close < end, bytes[close] != UInt8(ascii: "\"") {
+                    if bytes[close] == UInt8(ascii: "\\") || bytes[close] < 0x20 { return nil }
+                    close += 1
+                }
+                guard close < end else { return nil }
+                result.append(String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<close]), as: UTF8.self))
+                index = close + 1
+                if index == end { return result }
+                guard bytes[index] == UInt8(ascii: ",") else { return nil }
+                index += 1
+            }
+        }
+    }
+
     /// Appends `text` as a JSON string to `output` (UTF-8), escaped as ``string(_:)`` escapes it: its bytes
     /// are copied at once up to each one that needs escaping.
     public static func append(_ text: String, to output: inout [UInt8]) {
