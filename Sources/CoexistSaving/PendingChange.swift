@@ -37,10 +37,26 @@ extension SaveLedger {
     /// Records that `property` of `id` changed (when ``isUpdatable(_:)``).
     @inlinable
     public func recordUpdate<Tombstone>(_ id: ID, _ property: String) where Entry == PendingChange<Tombstone> {
-        guard isUpdatable(id) else { return }
-        var entry = pending[id] ?? PendingChange(type: .update)
-        if !entry.properties.contains(property) { entry.properties.append(property) }
-        record(id, entry)
+        recordUpdate(id, properties: CollectionOfOne(property))
+    }
+
+    /// Records that `properties` of `id` changed, in their order (when ``isUpdatable(_:)``): the object's entry
+    /// looked up and recorded once for all of them.
+    @inlinable
+    public func recordUpdate<Tombstone, Properties: Sequence<String>>(
+        _ id: ID,
+        properties: Properties
+    ) where Entry == PendingChange<Tombstone> {
+        guard !deleted.contains(id) else { return }
+        let held = pending[id]
+        guard held.map({ $0.type == .update }) ?? true else { return }
+        var entry = held ?? PendingChange(type: .update)
+        var changed = false
+        for property in properties where !entry.properties.contains(property) {
+            entry.properties.append(property)
+            changed = true
+        }
+        if changed { record(id, entry) }
     }
 
     /// Records the delete of `id`: an object this save inserted leaves the ledger (nothing of it reaches

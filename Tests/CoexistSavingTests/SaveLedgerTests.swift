@@ -102,6 +102,42 @@ import Testing
         #expect(ledger.deleted == ["gone", "brief"])
     }
 
+    /// Several properties recorded at once leave the ledger as recording them one by one does: the same
+    /// order, entries and properties; an empty list records nothing.
+    @Test func propertiesRecordedAtOnceEqualOneByOne() throws {
+        let batches: [(String, [String])] = [
+            ("new", ["title"]), ("old", ["title", "notes", "title"]), ("old", ["due", "notes"]), ("none", []),
+            ("gone", ["title"]), ("gone", ["notes"]), ("late", []), ("late", ["a"]),
+        ]
+        var ledgers: [SaveLedger<String, PendingChange<String>>] = []
+        for atOnce in [false, true] {
+            let ledger = SaveLedger<String, PendingChange<String>>()
+            try connection.write {
+                try ledger.atomically(on: connection, refusal: { Refused() }) {
+                    ledger.recordInsertion("new")
+                    for (index, (id, properties)) in batches.enumerated() {
+                        if index == 5 { ledger.recordDeletion("gone", tombstone: "kept") }
+                        if atOnce {
+                            ledger.recordUpdate(id, properties: properties)
+                        } else {
+                            for property in properties { ledger.recordUpdate(id, property) }
+                        }
+                    }
+                }
+            }
+            ledgers.append(ledger)
+        }
+        let (single, batched) = (ledgers[0], ledgers[1])
+        #expect(batched.order == ["new", "old", "gone", "late"])
+        #expect(batched.order == single.order)
+        #expect(batched.pending["old"]?.properties == ["title", "notes", "due"])
+        #expect(batched.pending["none"] == nil)
+        for id in single.order {
+            #expect(batched.pending[id]?.type == single.pending[id]?.type)
+            #expect(batched.pending[id]?.properties == single.pending[id]?.properties)
+        }
+    }
+
     @Test func operationsAreRefusedOutsideTheTransactionAndOnceFinished() throws {
         let ledger = SaveLedger<Int, String>()
         #expect(throws: Refused.self) { try ledger.atomically(on: connection, refusal: { Refused() }) {} }

@@ -119,7 +119,7 @@ public final class NewSave {
     /// change naming them, as if updated through ``update(_:_:)``.
     public func noteUpdated(_ updates: [(ref: ObjectRef, properties: [String])]) throws {
         try atomically {
-            for (ref, properties) in updates { for name in properties.sorted() { touch(ref, name) } }
+            for (ref, properties) in updates { ledger.recordUpdate(ref, properties: properties.sorted()) }
         }
     }
 
