@@ -21,7 +21,7 @@ public final class SaveLedger<ID: Hashable, Entry> {
     // generic call per change cost 15,000 instructions in a mirror, `coexist-bench throughput` under
     // callgrind): its state is usable from inlined code for that, and changed only here. Public, not
     // package: the package-level inlinable bodies were not specialized where they were used (measured), and
-    // this module is no product, so nothing outside the package sees it.
+    // this module is no product: its users are the package's own stores.
     @usableFromInline var orderStorage: [ID] = []
     @usableFromInline var pendingStorage: [ID: Entry] = [:]
     @usableFromInline var deletedStorage: Set<ID> = []

@@ -182,13 +182,14 @@ enum PublishScenario {
         rate: Int
     ) throws -> PullDelivery {
         let consumer = try client.pullSubscribe(stream: "BENCH", subject: "coexist.>", durable: "bench-pull")
+        // Subscribed before the writer starts, as the consumer is: no change goes by unseen.
+        let routed = RoutedArrivals(try client.subscribe("coexist.>"))
         let transactions = max(1, rate / 10) * 3
         let output = store.directory + "/commits-pull"
         let writer = try ChildProcess(
             path: ChildProcess.executableDirectory() + "/coexist-bench",
             arguments: ["writer", "legacy", store.path, "\(transactions)", "\(max(1, rate / 10))", output, "10"]
         )
-        let routed = RoutedArrivals(try client.subscribe("coexist.>"))
         let routedReader = try WorkerThread(name: "bench-routed") { routed.read(transactions * 10) }
         var arrivals: [(token: Int64, at: Int64)] = []
         arrivals.reserveCapacity(transactions * 10)
@@ -238,24 +239,26 @@ enum PublishScenario {
     }
 }
 
-/// A plain subscriber of the pull phase, read on a thread of its own: when each change reached the server.
-/// Its owner reads `arrivals` and `failure` only after joining that thread.
+/// A plain subscriber of the pull phase, read on a thread of its own: when each change first reached the
+/// server (a copy the publisher sent again is told apart by its `Nats-Msg-Id` and counted once). Its owner
+/// reads `arrivals` and `failure` only after joining that thread.
 private final class RoutedArrivals: @unchecked Sendable {
     private var subscription: Subscription?
     private(set) var arrivals: [(token: Int64, at: Int64)] = []
+    private var seen: Set<String> = []
     /// Why reading stopped early, if it did.
     private(set) var failure: PublishError?
 
     init(_ subscription: Subscription) { self.subscription = subscription }
 
-    /// Reads until `count` changes arrived, nothing came for 3 s, or reading failed; then unsubscribes.
+    /// Reads until `count` changes arrived, nothing came for 10 s, or reading failed; then unsubscribes.
     func read(_ count: Int) {
         defer { subscription = nil }
         var quiet = 0
-        while arrivals.count < count, quiet < 30 {
+        while arrivals.count < count, quiet < 100 {
             let message: JetStream.Message?
             do {
-                message = try subscription?.next(timeout: 100, headers: ["Coexist-Token"])
+                message = try subscription?.next(timeout: 100, headers: ["Coexist-Token", "Nats-Msg-Id"])
             } catch {
                 failure = error
                 return
@@ -265,7 +268,10 @@ private final class RoutedArrivals: @unchecked Sendable {
                 continue
             }
             quiet = 0
-            if let token = Int64(message.headers["Coexist-Token"] ?? "") { arrivals.append((token, Measure.now())) }
+            guard seen.insert(message.headers["Nats-Msg-Id"] ?? "").inserted,
+                let token = Int64(message.headers["Coexist-Token"] ?? "")
+            else { continue }
+            arrivals.append((token, Measure.now()))
         }
     }
 }

@@ -155,7 +155,7 @@ public struct SlotCalibration: Sendable, Equatable {
             """
             CREATE TABLE IF NOT EXISTS \(Self.table) (
                 entity TEXT NOT NULL, relationship TEXT NOT NULL, position INTEGER NOT NULL,
-                evidence TEXT NOT NULL CHECK (evidence IN ('observed', 'inferred', 'unknown')),
+                evidence TEXT NOT NULL CHECK (evidence = 'observed' OR evidence = 'inferred' OR evidence = 'unknown'),
                 observations INTEGER NOT NULL DEFAULT 0,
                 PRIMARY KEY (entity, relationship)
             ) STRICT
