@@ -254,26 +254,40 @@ private final class RoutedArrivals: @unchecked Sendable {
     /// Reads until `count` changes arrived, nothing came for 10 s, or reading failed; then unsubscribes.
     func read(_ count: Int) {
         defer { subscription = nil }
-        var quiet = 0
-        while arrivals.count < count, quiet < 100 {
-            let message: JetStream.Message?
-            do {
-                message = try subscription?.next(timeout: 100, headers: ["Coexist-Token", "Nats-Msg-Id"])
-            } catch {
-                failure = error
-                return
-            }
-            guard let message else {
-                quiet += 1
-                continue
-            }
-            quiet = 0
+        failure = readMessages(until: { arrivals.count >= count }) { timeout throws(PublishError) in
+            try subscription?.next(timeout: timeout, headers: ["Coexist-Token", "Nats-Msg-Id"])
+        } take: { message in
             guard seen.insert(message.headers["Nats-Msg-Id"] ?? "").inserted,
                 let token = Int64(message.headers["Coexist-Token"] ?? "")
-            else { continue }
+            else { return }
             arrivals.append((token, Measure.now()))
         }
     }
+}
+
+/// Hands each message `next` gives (waiting 100 ms for one) to `take` until `done()`, nothing came for 10 s,
+/// or reading failed: why it failed, if it did.
+private func readMessages(
+    until done: () -> Bool,
+    next: (Int64) throws(PublishError) -> JetStream.Message?,
+    take: (JetStream.Message) -> Void
+) -> PublishError? {
+    var quiet = 0
+    while !done(), quiet < 100 {
+        let message: JetStream.Message?
+        do {
+            message = try next(100)
+        } catch {
+            return error
+        }
+        guard let message else {
+            quiet += 1
+            continue
+        }
+        quiet = 0
+        take(message)
+    }
+    return nil
 }
 
 /// The pull consumer of the latency phase, read on a thread of its own: when each token arrived. Its owner
@@ -289,20 +303,9 @@ private final class StoredArrivals: @unchecked Sendable {
 
     /// Reads until `count` tokens arrived, nothing came for 10 s, or reading failed.
     func read(_ count: Int) {
-        var quiet = 0
-        while arrivals.count < count, quiet < 100 {
-            let message: JetStream.Message?
-            do {
-                message = try consumer?.next(timeout: 100, headers: ["Coexist-Token"])
-            } catch {
-                failure = error
-                return
-            }
-            guard let message else {
-                quiet += 1
-                continue
-            }
-            quiet = 0
+        failure = readMessages(until: { arrivals.count >= count }) { timeout throws(PublishError) in
+            try consumer?.next(timeout: timeout, headers: ["Coexist-Token"])
+        } take: { message in
             if let token = Int64(message.headers["Coexist-Token"] ?? ""), arrivals[token] == nil {
                 arrivals[token] = Measure.now()
             }
