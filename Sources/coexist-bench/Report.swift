@@ -4,19 +4,20 @@ import Glibc
 
 /// The figures of a run, as an aligned table and as one JSON object.
 struct Report {
-    private var rows: [(String, String, String)] = []
-    private var fields: [String] = []
+    // Internal, not private: the extensions in other files add to them.
+    var rows: [(String, String, String)] = []
+    var fields: [String] = []
 
-    private static func micros(_ nanoseconds: Int64) -> String {
+    static func micros(_ nanoseconds: Int64) -> String {
         let value = Double(nanoseconds) / 1_000
         return value < 10 ? "\(Double(Int(value * 10)) / 10) µs" : "\(Int(value.rounded())) µs"
     }
 
-    private static func distribution(_ value: Measure.Distribution) -> String {
+    static func distribution(_ value: Measure.Distribution) -> String {
         "p50 \(micros(value.p50))  p90 \(micros(value.p90))  p99 \(micros(value.p99))  max \(micros(value.max))"
     }
 
-    private static func json(_ value: Measure.Distribution) -> String {
+    static func json(_ value: Measure.Distribution) -> String {
         "{\"n\":\(value.count),\"p50\":\(value.p50),\"p90\":\(value.p90),\"p99\":\(value.p99),\"max\":\(value.max)}"
     }
 
@@ -66,53 +67,6 @@ struct Report {
             )
         }
         fields.append("\"adapterLatency\":[" + entries.joined(separator: ",") + "]")
-    }
-
-    mutating func publish(_ result: PublishScenario.Result) {
-        rows.append(
-            (
-                "publish", "legacy commit → JetStream message (n \(result.latency.count), missing \(result.missing))",
-                Self.distribution(result.latency)
-            )
-        )
-        rows.append(
-            (
-                "publish",
-                "legacy commit → stored, to a pull consumer (n \(result.stored.count), missing "
-                    + "\(result.storedMissing))",
-                Self.distribution(result.stored)
-            )
-        )
-        let ratio = Double(Int(result.sustained / max(result.direct, 1) * 100)) / 100
-        rows.append(
-            (
-                "publish", "sustained, \(result.changes) changes in 100-row transactions",
-                "\(Int(result.sustained)) changes/s vs the client alone, acked one by one: \(Int(result.direct))/s "
-                    + "(× \(ratio))"
-            )
-        )
-        rows.append(
-            (
-                "publish",
-                "legacy commit → pull consumer, \(result.pullRate) changes/s (n \(result.pull.count), missing "
-                    + "\(result.pullMissing))",
-                Self.distribution(result.pull)
-            )
-        )
-        rows.append(
-            (
-                "publish",
-                "legacy commit → JetStream message, same run (n \(result.pullAtServer.count))",
-                Self.distribution(result.pullAtServer)
-            )
-        )
-        fields.append(
-            "\"publish\":{\"latency\":\(Self.json(result.latency)),\"missing\":\(result.missing),"
-                + "\"stored\":\(Self.json(result.stored)),\"storedMissing\":\(result.storedMissing),"
-                + "\"sustained\":\(Int(result.sustained)),\"direct\":\(Int(result.direct)),"
-                + "\"pull\":\(Self.json(result.pull)),\"pullMissing\":\(result.pullMissing),"
-                + "\"pullAtServer\":\(Self.json(result.pullAtServer))}"
-        )
     }
 
     mutating func adapterFetch(_ results: [AdapterFetchScenario.Result]) {
@@ -217,33 +171,6 @@ struct Report {
             )
         }
         fields.append("\"fanOut\":{" + entries.joined(separator: ",") + "}")
-    }
-
-    mutating func consumers(_ result: ConsumersScenario.Result) {
-        var entries: [String] = []
-        for (key, arm) in [("socket", result.socket), ("jetStream", result.jetStream)] {
-            let parts = arm.parts.map { "\($0.0) \(Self.perEvent($0.1, arm.delivered))" }.joined(separator: " + ")
-            rows.append(
-                (
-                    "consumers",
-                    "\(result.consumers) consumers through \(arm.name), \(result.eventRate) events/s "
-                        + "(\(result.events) events; n \(arm.delivery.count))",
-                    Self.distribution(arm.delivery)
-                        + (arm.delivered == arm.expected
-                            ? "; all delivered" : "; \(arm.expected - arm.delivered) of \(arm.expected) MISSING")
-                        + "; CPU \(Self.perEvent(arm.cpu, arm.delivered)) ns per delivered event (\(parts))"
-                )
-            )
-            entries.append(
-                "\"\(key)\":{\"delivered\":\(arm.delivered),\"expected\":\(arm.expected),"
-                    + "\"delivery\":\(Self.json(arm.delivery)),\"cpuNanoseconds\":\(arm.cpu),"
-                    + "\"cpuPerDeliveredEvent\":\(Self.perEvent(arm.cpu, arm.delivered))}"
-            )
-        }
-        fields.append(
-            "\"consumers\":{\"consumers\":\(result.consumers),\"eventRate\":\(result.eventRate),"
-                + "\"events\":\(result.events)," + entries.joined(separator: ",") + "}"
-        )
     }
 
     /// CPU nanoseconds per event, rounded (0 without events).
