@@ -108,7 +108,11 @@ public struct PublishConfiguration: Sendable, Equatable {
             configuration,
             entry throws(ConfigError) in
             let window = try entry.duration()
-            guard window >= 1_000_000_000 else { throw ConfigError(entry, "the duplicate window is at least 1s") }
+            // The server keeps every message id of the window: a week at most (and the window's nanoseconds
+            // then fit the server's signed 64-bit field with room to spare).
+            guard (1_000_000_000...604_800_000_000_000).contains(window) else {
+                throw ConfigError(entry, "the duplicate window is between 1s and 7d")
+            }
             configuration.duplicateWindow = window
         },
         Key(name: "framing", doc: "event or transaction") { configuration, entry throws(ConfigError) in

@@ -29,7 +29,9 @@ extension PublishService {
         let found = try lastInStream(store)
         if let found, found > state.mark { state.mark = found }
         if stored == nil {
-            let start = try found?.token ?? source.lastToken()
+            // Every change up to the position is in the stream: when the stream ends inside a transaction (a
+            // stop while its messages were in flight), the one before it.
+            let start = try found.map { $0.index == nil ? $0.token : $0.token - 1 } ?? source.lastToken()
             if found == nil { state.mark = Mark(token: start, index: nil) }
             state.position = start
             consumers.post(name: name, token: start, at: TransactionWriter.now())
@@ -37,8 +39,17 @@ extension PublishService {
                 "publishing to stream \(settings.stream) from token \(start) on",
                 fields: [.consumer: name, .token: "\(start)"]
             )
+        } else {
+            postWhole(&state)
         }
         return state
+    }
+
+    /// Posts the last transaction the mark covers whole when it is past the position (the stream held more
+    /// than the position said, after a stop before the last post): otherwise the position, and the lag, would
+    /// wait for the next commit.
+    func postWhole(_ state: inout State) {
+        post(state.mark.index == nil ? state.mark.token : state.mark.token - 1, &state)
     }
 
     /// Where this store's last message in the stream stands (nil: the stream holds none of its messages):
@@ -55,7 +66,10 @@ extension PublishService {
 
     /// Moves the mark past what the stream already holds from this store.
     func findInStream(_ state: inout State) throws {
-        if let found = try lastInStream(state.store), found > state.mark { state.mark = found }
+        if let found = try lastInStream(state.store), found > state.mark {
+            state.mark = found
+            postWhole(&state)
+        }
     }
 
     /// The history after `after` was pruned before it was published — which pruning never does while the

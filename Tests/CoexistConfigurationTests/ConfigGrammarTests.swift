@@ -36,6 +36,9 @@ import Testing
             ("database = /x\nmax-clients = 5\nmax-clients = 6\n", "c.conf:3: max-clients is already set at line 2"),
             ("database = /x\rallow-uids = 4242\n", "c.conf:1: the line holds a control character (U+000D)"),
             ("database = /x\nrequest-timeout = 0\n", "c.conf:2: request-timeout must be from 100ms to 1h"),
+            // Each bound of the duplicate window (a longer one overflowed the nanoseconds sent to the server).
+            ("[publish]\nduplicate-window = 200000d\n", "c.conf:2: the duplicate window is between 1s and 7d"),
+            ("[publish]\nduplicate-window = 500ms\n", "c.conf:2: the duplicate window is between 1s and 7d"),
             ("[entity Task]\ntable = task; DROP TABLE ZTASK\n", "c.conf:2: table must be a plain identifier"),
             ("[entity Task]\ncolumn.title = \"x\"\n", "c.conf:2: column.title must be a plain identifier"),
             ("[entity Ta-sk]\ntable = t\n", "c.conf:2: [entity Ta-sk]"),

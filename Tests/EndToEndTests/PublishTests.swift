@@ -405,6 +405,68 @@ import Glibc
         #expect(tokens.allSatisfy { $0 < third })
     }
 
+    /// A publisher without a position whose stream ends inside a transaction (a stop with its last messages
+    /// in flight, then the consumer row dropped) starts from the token before it, not from it: the rest of
+    /// that transaction is not in the stream yet, and a position claiming it would make a later restart skip
+    /// it. The rest is then published.
+    @Test func aStreamEndingInsideATransactionIsNotAPosition() throws {
+        let fixture = try Fixture()
+        defer { fixture.server?.stop() }
+        let token = try fixture.legacySave(3)
+        let store = try StoreMetadata.read(fixture.shared.legacy.connection).storeUUID
+        let stream = try JetStream(servers: [fixture.url], name: "test-writer")
+        try stream.ensureStream("STREAM", subject: "coexist.*.*.*")
+        for index in 0..<2 {
+            _ = try stream.publish(
+                subject: "coexist.\(store).Task.insert",
+                data: Array("{}".utf8),
+                messageID: "\(store):\(token):\(index)"
+            )
+        }
+        let daemon = try fixture.daemon()
+        defer { _ = daemon.stop() }
+        try daemon.waitUntilServing(timeout: 300)
+        #expect(try fixture.waitForMessages(3, stream) == 3)
+        #expect(try fixture.waitForNoLag(daemon) == 0)
+        #expect(daemon.log.contains("publishing to stream STREAM from token \(token - 1) on"), "\(daemon.log)")
+        #expect(try fixture.messages(stream).map(\.id) == (0..<3).map { "\(store):\(token):\($0)" })
+        let consumers = try ProductProcess.run("coexistctl", ["consumers", "list", fixture.shared.legacy.path])
+        #expect(consumers.stdout.contains("coexist:publish:STREAM"), "\(consumers.stdout)")
+    }
+
+    /// A position behind what the stream holds whole (a stop before the last post; here, moved back by an
+    /// operator) moves to it at the start, on an idle store too: the lag is 0 without waiting for a commit.
+    @Test func aPositionBehindTheStreamCatchesUpAtStart() throws {
+        // The mirrors published too: the file's last transaction is then in the stream (else the history read
+        // for the mirrors after it moves the position).
+        let fixture = try Fixture(publish: "framing = transaction\nmirrors = true")
+        defer { fixture.server?.stop() }
+        let first = try fixture.daemon()
+        try first.waitUntilServing(timeout: 300)
+        let tokens = [try fixture.legacySave(), try fixture.legacySave()]
+        let stream = try JetStream(servers: [fixture.url], name: "test-reader")
+        #expect(try fixture.waitForMessages(3, stream) >= 3, "two saves and at least one mirror")
+        #expect(try fixture.waitForNoLag(first) == 0)
+        #expect(first.stop() == 0)
+        let published = try stream.state(of: "STREAM").messages
+        let reset = try ProductProcess.run(
+            "coexistctl",
+            ["consumers", "reset", fixture.shared.legacy.path, "coexist:publish:STREAM", "--to", "\(tokens[0])"]
+        )
+        #expect(reset.status == 0, "\(reset.stderr)")
+        let second = try fixture.daemon()
+        defer { _ = second.stop() }
+        try second.waitUntilServing(timeout: 300)
+        let deadline = Date().addingTimeInterval(20)
+        var lag = try fixture.publishLag(second)
+        while lag != 0 && Date() < deadline {
+            usleep(50_000)
+            lag = try fixture.publishLag(second)
+        }
+        #expect(lag == 0, "\(second.log)")
+        #expect(try stream.state(of: "STREAM").messages == published, "nothing published twice")
+    }
+
     /// A three-node cluster with the stream on three replicas: the node coexistd publishes to (the first of
     /// its servers) is killed mid-stream; it goes on through another, and a consumer on a surviving node gets
     /// every change once, in order.
