@@ -209,6 +209,24 @@ final class CDCategory: ManagedObject {
         #expect(changes == 3)
     }
 
+    /// A task deleted by its category's cascade in the same save as its own delete, or as an edit of it, is
+    /// simply deleted, whichever of the two deletes came first.
+    @Test func aCascadeAndAnEditOrDeleteOfWhatItDeletesInOneSave() throws {
+        let context = try context()
+        for (action, categoryFirst) in [("edit", true), ("delete", true), ("delete", false)] {
+            let category = try seed(context, count: 2)
+            let task = try #require(category.tasks.first)
+            if action == "edit" { task.setValue("Edited", forKey: "title") }
+            if categoryFirst { context.delete(category) }
+            if action == "delete" { context.delete(task) }
+            if !categoryFirst { context.delete(category) }
+            try context.save()
+            #expect(task.isDeleted, "\(action)")
+            #expect(try RawSQLite.rows(path, "SELECT count(*) FROM ZTASK")[0][0].integerValue == 0, "\(action)")
+            #expect(!context.hasChanges, "\(action)")
+        }
+    }
+
     @Test func wrongValuesAndReadOnlyAreRefusedAndWriteNothing() throws {
         let context = try context()
         _ = try seed(context, count: 1)

@@ -59,6 +59,37 @@ import Testing
         #expect(try context.fetchCount(FetchDescriptor<CategoryRecord>()) == 0)
     }
 
+    /// A task deleted by its category's cascade in the same save as its own delete, or as an edit of it, is
+    /// simply deleted: the save does not fail (it failed on every try, autosave included, until a rollback).
+    @Test func aCascadeAndAnEditOrDeleteOfWhatItDeletesInOneSave() throws {
+        for order in ["category first", "task first"] {
+            for action in ["edit", "delete"] {
+                let category = CategoryRecord(name: "Home \(order) \(action)")
+                let task = TaskRecord(title: "Dishes", category: category)
+                let other = TaskRecord(title: "Kept")
+                // The order of the inserts is the order the context keeps its records in.
+                if order == "category first" {
+                    context.insert(category)
+                    context.insert(task)
+                } else {
+                    context.insert(task)
+                    context.insert(category)
+                }
+                context.insert(other)
+                try context.save()
+                if action == "edit" { task.title = "Dishes, now" } else { context.delete(task) }
+                other.title = "Kept, edited"
+                context.delete(category)
+                try context.save()
+                let left = try ModelContext(context.store).fetch(FetchDescriptor<TaskRecord>())
+                #expect(left.map(\.title) == ["Kept, edited"], "\(order), \(action)")
+                #expect(!context.hasChanges, "\(order), \(action)")
+                context.delete(other)
+                try context.save()
+            }
+        }
+    }
+
     @Test func filteredFetch() throws {
         let task1 = TaskRecord(title: "Completed", isCompleted: true)
         let task2 = TaskRecord(title: "Pending", isCompleted: false)

@@ -50,8 +50,11 @@ extension ManagedObjectContext {
                 }
                 for object in deleted where !outcome.dropped.contains(ObjectIdentifier(object)) {
                     guard let pk = object.objectID.pk else { continue }
+                    // One a cascade deleted earlier in this save (its owner came first) is deleted already.
+                    let id = ObjectID(entity: object.entity, pk: pk)
+                    guard !save.hasDeleted(id) else { continue }
                     writing = object
-                    try save.delete(ObjectID(entity: object.entity, pk: pk))
+                    try save.delete(id)
                 }
             }
         } catch let error as CoreDataError {

@@ -105,9 +105,7 @@ extension ModelContext {
             try load(batch.unloaded, new: true)
         } catch {
             // `load` unregistered those it was given and those it made; the others of the batch are left.
-            for registration in batch.made where registrations[ObjectIdentifier(registration.object)] != nil {
-                unregister(registration)
-            }
+            unregister(batch.made.filter { registrations[ObjectIdentifier($0.object)] != nil })
             throw error
         }
     }
@@ -300,7 +298,7 @@ extension ModelContext {
                 isFirstLevel = false
             }
         } catch {
-            for registration in made { unregister(registration) }
+            unregister(made)
             for (registration, objects, snapshot) in previous {
                 for (slot, relationship) in registration.schema.relationships.enumerated() {
                     relationship.write(registration.object, objects[slot])

@@ -34,11 +34,15 @@ extension ModelContext {
     /// Writes the registrations' differences from their snapshots as one save.
     private func write(_ live: [Registration]) throws -> NewSaveResult {
         try store.save(metadata) { save in
-            for registration in live where registration.deleted {
+            // A record a cascade deleted earlier in this save (its owner came first) is deleted already.
+            for registration in live where registration.deleted && !save.hasDeleted(registration.ref) {
                 try save.delete(registration.ref)
             }
-            let deleted = Set(live.filter(\.deleted).map(\.ref))
-            let inserted = live.filter { $0.snapshot == nil && !$0.deleted }
+            // Every record this save deleted, those of a cascade included: none is updated (an edit of one a
+            // cascade deleted is moot, as in SwiftData), and no relationship is set to one.
+            let deleted = Set(live.lazy.map(\.ref).filter(save.hasDeleted))
+            let live = live.filter { !deleted.contains($0.ref) }
+            let inserted = live.filter { $0.snapshot == nil }
             for registration in inserted {
                 try save.insert(
                     registration.ref.entity,
@@ -46,7 +50,7 @@ extension ModelContext {
                     registration.schema.named(currentSnapshot(registration).attributes)
                 )
             }
-            for registration in live where !registration.deleted {
+            for registration in live {
                 let now = currentSnapshot(registration)
                 let before = registration.snapshot ?? Snapshot.empty(registration.schema)
                 if registration.snapshot != nil {
@@ -58,7 +62,7 @@ extension ModelContext {
                 }
                 try writeRelationships(registration, now, before, deleted, save, kind: .toOne)
             }
-            for registration in live where !registration.deleted {
+            for registration in live {
                 let before = registration.snapshot ?? Snapshot.empty(registration.schema)
                 try writeRelationships(
                     registration,

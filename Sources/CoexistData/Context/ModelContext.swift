@@ -130,6 +130,21 @@ public final class ModelContext {
         insertionOrder.removeAll { $0 == ObjectIdentifier(registration.object) }
     }
 
+    /// Unregisters every one of `batch` (one pass over the insertion order, however many).
+    func unregister(_ batch: [Registration]) {
+        guard batch.count > 1 else {
+            if let only = batch.first { unregister(only) }
+            return
+        }
+        var leaving = Set<ObjectIdentifier>(minimumCapacity: batch.count)
+        for registration in batch {
+            registrations[ObjectIdentifier(registration.object)] = nil
+            byRef[registration.ref] = nil
+            leaving.insert(ObjectIdentifier(registration.object))
+        }
+        insertionOrder.removeAll { leaving.contains($0) }
+    }
+
     /// The identity of a registered record (for predicate literals that are records).
     func identity(of object: AnyObject) -> String? {
         registrations[ObjectIdentifier(object)]?.ref.id

@@ -260,6 +260,9 @@ public final class LegacySave {
     var pending: [ObjectID: Pending] { ledger.pending }
     var deleted: Set<ObjectID> { ledger.deleted }
 
+    /// Whether this save deleted `id`: itself, or through a cascade from another object it deleted.
+    public func hasDeleted(_ id: ObjectID) -> Bool { ledger.deleted.contains(id) }
+
     func encode(_ value: AttributeValue, _ attribute: Attribute, _ id: ObjectID) throws -> SQLiteValue {
         do {
             return try AttributeCodec.encode(value, as: attribute)

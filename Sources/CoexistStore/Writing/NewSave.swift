@@ -38,6 +38,9 @@ public final class NewSave {
     var pending: [ObjectRef: Pending] { ledger.pending }
     var deleted: Set<ObjectRef> { ledger.deleted }
     var model: Model { store.model }
+
+    /// Whether this save deleted `ref`: itself, or through a cascade from another object it deleted.
+    public func hasDeleted(_ ref: ObjectRef) -> Bool { ledger.deleted.contains(ref) }
     var schema: NewSchema { store.schema }
 
     // MARK: Inserting and updating
