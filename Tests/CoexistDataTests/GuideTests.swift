@@ -90,6 +90,55 @@ import Testing
         }
     }
 
+    /// A new record given the identity of one the context holds does not take its place in the identity map:
+    /// the save refuses the second record for one row, and once the new one is deleted the held one is still
+    /// the context's record for that row (it had lost its entry, so a fetch made a third object).
+    @Test func aNewRecordWithAHeldIdentityLeavesTheHeldOneInPlace() throws {
+        context.insert(TaskRecord(title: "Original"))
+        try context.save()
+        let other = try ModelContext(context.store)
+        let held = try #require(try other.fetch(FetchDescriptor<TaskRecord>()).first)
+        let twin = TaskRecord(title: "Twin")
+        twin.id = held.id
+        other.insert(twin)
+        #expect(throws: (any Error).self) { try other.save() }
+        other.delete(twin)
+        #expect(try other.fetch(FetchDescriptor<TaskRecord>()).first === held)
+        held.title = "Edited"
+        try other.save()
+        #expect(try ModelContext(context.store).fetch(FetchDescriptor<TaskRecord>()).map(\.title) == ["Edited"])
+        // The held one deleted and a new one of its identity inserted in one save: the new one is then the
+        // context's record for the row.
+        let successor = TaskRecord(title: "Successor")
+        successor.id = held.id
+        other.insert(successor)
+        other.delete(held)
+        try other.save()
+        #expect(try other.fetch(FetchDescriptor<TaskRecord>()).first === successor)
+        #expect(try ModelContext(context.store).fetch(FetchDescriptor<TaskRecord>()).map(\.title) == ["Successor"])
+    }
+
+    /// A new record reached only through a relationship of a held one (never inserted) is a change of the
+    /// context: `hasChanges` says so, a merge of another process's commit keeps it, and the save inserts it
+    /// (it was dropped from the relationship's state, so the merge read the category back without it).
+    @Test func aNewRecordReachedThroughARelationshipIsAChange() throws {
+        let category = CategoryRecord(name: "Work")
+        context.insert(category)
+        try context.save()
+        #expect(!context.hasChanges)
+        let task = TaskRecord(title: "Reached")
+        category.tasks.append(task)
+        #expect(context.hasChanges)
+        let other = try ModelContext(context.store)
+        other.insert(TaskRecord(title: "Elsewhere"))
+        try other.save()
+        _ = try context.mergeChangesFromStore()
+        #expect(category.tasks.contains { $0 === task })
+        try context.save()
+        let fetched = try ModelContext(context.store).fetch(FetchDescriptor<CategoryRecord>())
+        #expect(fetched.first?.tasks.map(\.title) == ["Reached"])
+    }
+
     @Test func filteredFetch() throws {
         let task1 = TaskRecord(title: "Completed", isCompleted: true)
         let task2 = TaskRecord(title: "Pending", isCompleted: false)

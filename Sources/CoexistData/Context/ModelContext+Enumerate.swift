@@ -70,6 +70,7 @@ extension ModelContext {
     /// `allowed`, else the first is named in an error (and nothing is released).
     private func release(keeping held: Set<ObjectIdentifier>, allowEscapingMutations allowed: Bool) throws {
         var kept: Set<ObjectIdentifier> = []
+        registerReachableRecords()
         for (key, registration) in registrations where !held.contains(key) {
             guard registration.deleted || isChanged(registration) else { continue }
             guard allowed else {
@@ -98,7 +99,7 @@ extension ModelContext {
         for key in registrations.keys where !held.contains(key) && !kept.contains(key) { released.insert(key) }
         guard !released.isEmpty else { return }
         for key in released {
-            if let registration = registrations.removeValue(forKey: key) { byRef[registration.ref] = nil }
+            if let registration = registrations.removeValue(forKey: key) { forgetRef(of: registration) }
         }
         insertionOrder.removeAll { released.contains($0) }
     }

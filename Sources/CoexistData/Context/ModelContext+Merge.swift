@@ -74,7 +74,9 @@ extension ModelContext {
         let reader = try HistoryReader(connection: store.connection, decoder: NoLegacyDecoding())
         var merged: [ModelRemoteChange] = []
         var changedRecords: [Registration] = []
-        // Decided before anything is applied: a deletion below must not make a holder look edited.
+        // Decided before anything is applied: a deletion below must not make a holder look edited. A new record
+        // only a relationship holds makes its holder changed (reloaded, the holder would lose it).
+        registerReachableRecords()
         let unchanged = Set(registrations.filter { !$0.value.deleted && !isChanged($0.value) }.map(\.key))
         let isUnchanged = { (registration: Registration) in unchanged.contains(ObjectIdentifier(registration.object)) }
         while true {

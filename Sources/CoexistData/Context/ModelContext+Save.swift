@@ -38,11 +38,13 @@ extension ModelContext {
             for registration in live where registration.deleted && !save.hasDeleted(registration.ref) {
                 try save.delete(registration.ref)
             }
-            // Every record this save deleted, those of a cascade included: none is updated (an edit of one a
-            // cascade deleted is moot, as in SwiftData), and no relationship is set to one.
-            let deleted = Set(live.lazy.map(\.ref).filter(save.hasDeleted))
-            let live = live.filter { !deleted.contains($0.ref) }
-            let inserted = live.filter { $0.snapshot == nil }
+            let inserted = live.filter { $0.snapshot == nil && !$0.deleted }
+            let insertedRefs = Set(inserted.lazy.map(\.ref))
+            // Every stored record this save deleted, those of a cascade included (not one a new record takes
+            // the identity of): none is updated (an edit of one a cascade deleted is moot, as in SwiftData),
+            // and no relationship is set to one.
+            let deleted = Set(live.lazy.map(\.ref).filter { save.hasDeleted($0) && !insertedRefs.contains($0) })
+            let live = live.filter { !$0.deleted && ($0.snapshot == nil || !save.hasDeleted($0.ref)) }
             for registration in inserted {
                 try save.insert(
                     registration.ref.entity,
@@ -129,8 +131,9 @@ extension ModelContext {
         }
     }
 
-    /// Inserts records reachable through relationships from registered records (SwiftData does the same).
-    private func registerReachableRecords() {
+    /// Inserts records reachable through relationships from registered records (SwiftData does the same):
+    /// before a save, and before changes are looked for (a new record only a relationship holds is one).
+    func registerReachableRecords() {
         var queue = insertionOrder.compactMap { registrations[$0] }.filter { !$0.deleted }
         while let registration = queue.popLast() {
             for slot in registration.schema.relationships {

@@ -84,7 +84,7 @@ extension ModelContext {
             filled.append(relationship.name)
         }
         let adoption = Adoption(registration: registration, ref: registration.ref, identity: identity, filled: filled)
-        byRef[registration.ref] = nil
+        forgetRef(of: registration)
         registration.ref = ref
         byRef[ref] = registration
         registration.snapshot = Snapshot(
@@ -99,9 +99,9 @@ extension ModelContext {
     func undo(_ adoptions: [Adoption]) {
         for adoption in adoptions.reversed() {
             let registration = adoption.registration
-            byRef[registration.ref] = nil
+            forgetRef(of: registration)
             registration.ref = adoption.ref
-            byRef[adoption.ref] = registration
+            if byRef[adoption.ref] == nil { byRef[adoption.ref] = registration }
             registration.snapshot = nil
             if let identity = adoption.identity {
                 _ = registration.schema.attribute(identity.name)?.write(registration.object, identity.value)

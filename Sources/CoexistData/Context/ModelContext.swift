@@ -50,6 +50,9 @@ public final class ModelContext {
     @exclusivity(unchecked) var registrations: [ObjectIdentifier: Registration] = [:]
     @exclusivity(unchecked) var byRef = RegistrationIndex()
     @exclusivity(unchecked) var insertionOrder: [ObjectIdentifier] = []
+    /// References registered by more than one record (a new record given the identity of one held): the
+    /// entry of ``byRef`` stays with the first until it leaves.
+    var shadowedRefs: Set<ObjectRef> = []
     /// The last history token merged (``mergeChangesFromStore()``); the file's last token at creation.
     public internal(set) var lastMergedToken: Int64 = 0
     /// Tokens of this context's own saves not merged yet: merging skips them.
@@ -79,7 +82,8 @@ public final class ModelContext {
 
     /// Whether anything was inserted, deleted or changed since the last save.
     public var hasChanges: Bool {
-        registrations.values.contains { registration in
+        registerReachableRecords()
+        return registrations.values.contains { registration in
             registration.snapshot == nil || registration.deleted
                 || currentSnapshot(registration).attributes != registration.snapshot?.attributes
                 || currentRelationships(registration) != registration.snapshot?.relationships
@@ -119,15 +123,31 @@ public final class ModelContext {
         let ref = ObjectRef(entity: schema.entity, id: id ?? UUID().uuidString.lowercased())
         let registration = Registration(object: object, ref: ref, schema: schema)
         registrations[ObjectIdentifier(object)] = registration
-        byRef[ref] = registration
+        // A record the context holds for that identity keeps its place: the save refuses the second one for
+        // the row (or an upsert adopts the stored record into it only when nothing else stands for it).
+        if byRef[ref] == nil { byRef[ref] = registration } else { shadowedRefs.insert(ref) }
         insertionOrder.append(ObjectIdentifier(object))
         return registration
     }
 
     func unregister(_ registration: Registration) {
         registrations[ObjectIdentifier(registration.object)] = nil
-        byRef[registration.ref] = nil
+        forgetRef(of: registration)
         insertionOrder.removeAll { $0 == ObjectIdentifier(registration.object) }
+    }
+
+    /// Removes `registration`'s entry by reference, unless another registration holds it (a new record given
+    /// the identity of one held: that one keeps it).
+    func forgetRef(of registration: Registration) {
+        let ref = registration.ref
+        guard byRef[ref] === registration else { return }
+        byRef[ref] = nil
+        // A new record given that identity takes the entry (the held one was deleted: it now stands for the
+        // row, or will once saved). Rare: looked for among every registration.
+        guard shadowedRefs.contains(ref) else { return }
+        let others = registrations.values.filter { $0.ref == ref && $0 !== registration }
+        byRef[ref] = others.first
+        if others.count <= 1 { shadowedRefs.remove(ref) }
     }
 
     /// Unregisters every one of `batch` (one pass over the insertion order, however many).
@@ -139,7 +159,7 @@ public final class ModelContext {
         var leaving = Set<ObjectIdentifier>(minimumCapacity: batch.count)
         for registration in batch {
             registrations[ObjectIdentifier(registration.object)] = nil
-            byRef[registration.ref] = nil
+            forgetRef(of: registration)
             leaving.insert(ObjectIdentifier(registration.object))
         }
         insertionOrder.removeAll { leaving.contains($0) }
