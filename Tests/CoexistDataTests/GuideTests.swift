@@ -139,6 +139,28 @@ import Testing
         #expect(fetched.first?.tasks.map(\.title) == ["Reached"])
     }
 
+    /// A record another process deleted leaves the relationships of the records still holding it, edited ones
+    /// included (a merge does not read those again): the next save does not insert it again.
+    @Test func aRecordDeletedElsewhereIsNotInsertedAgainThroughAnEditedHolder() throws {
+        let category = CategoryRecord(name: "Work")
+        let task = TaskRecord(title: "Gone", category: category)
+        context.insert(category)
+        context.insert(task)
+        try context.save()
+        category.name = "Work, renamed"
+        let other = try ModelContext(context.store)
+        other.delete(try #require(try other.fetch(FetchDescriptor<TaskRecord>()).first))
+        try other.save()
+        let changes = try context.mergeChangesFromStore()
+        #expect(changes.flatMap(\.deleted).count == 1)
+        #expect(category.tasks.isEmpty)
+        #expect(context.hasChanges, "the rename is still to save")
+        try context.save()
+        let fresh = try ModelContext(context.store)
+        #expect(try fresh.fetch(FetchDescriptor<TaskRecord>()).isEmpty)
+        #expect(try fresh.fetch(FetchDescriptor<CategoryRecord>()).map(\.name) == ["Work, renamed"])
+    }
+
     @Test func filteredFetch() throws {
         let task1 = TaskRecord(title: "Completed", isCompleted: true)
         let task2 = TaskRecord(title: "Pending", isCompleted: false)

@@ -74,6 +74,8 @@ extension ModelContext {
         let reader = try HistoryReader(connection: store.connection, decoder: NoLegacyDecoding())
         var merged: [ModelRemoteChange] = []
         var changedRecords: [Registration] = []
+        // Held records another process deleted: they leave the context and the relationships holding them.
+        var gone: [Registration] = []
         // Decided before anything is applied: a deletion below must not make a holder look edited. A new record
         // only a relationship holds makes its holder changed (reloaded, the holder would lose it).
         registerReachableRecords()
@@ -97,7 +99,10 @@ extension ModelContext {
                         if let held, isUnchanged(held) { changedRecords.append(held) }
                     case .delete:
                         change.deleted.insert(identifier)
-                        if let held, isUnchanged(held) { unregister(held) }
+                        if let held, isUnchanged(held) {
+                            unregister(held)
+                            gone.append(held)
+                        }
                     }
                 }
                 if !change.entities.isEmpty { merged.append(change) }
@@ -105,6 +110,7 @@ extension ModelContext {
             if page.count < 500 { break }
         }
         guard !merged.isEmpty else { return [] }
+        dropGone(gone, keepingFor: isUnchanged)
         for registration in changedRecords where registrations[ObjectIdentifier(registration.object)] != nil {
             guard let values = try store.values(of: registration.ref) else { continue }
             for attribute in registration.schema.attributes {
@@ -115,6 +121,27 @@ extension ModelContext {
         // Relationships may have changed on either side: every unchanged record reads them again.
         try reload(insertionOrder.compactMap { registrations[$0] }.filter(isUnchanged))
         return merged
+    }
+
+    /// Takes the records of `gone` (deleted by another process, unregistered) out of the relationships of
+    /// the records that still hold them and are not read again (those with unsaved changes): held there, a
+    /// record would be inserted again by the next save. The store dropped them too, so the holders' saved
+    /// state drops them as well: their own changes stay theirs.
+    private func dropGone(_ gone: [Registration], keepingFor isUnchanged: (Registration) -> Bool) {
+        guard !gone.isEmpty else { return }
+        let objects = Set(gone.lazy.map { ObjectIdentifier($0.object) })
+        let refs = Set(gone.lazy.map(\.ref))
+        for registration in registrations.values where !isUnchanged(registration) {
+            for (slot, relationship) in registration.schema.relationships.enumerated() {
+                let targets = relationship.read(registration.object)
+                if targets.contains(where: { objects.contains(ObjectIdentifier($0)) }) {
+                    relationship.write(registration.object, targets.filter { !objects.contains(ObjectIdentifier($0)) })
+                }
+                if let saved = registration.snapshot?.relationships[slot], saved.contains(where: refs.contains) {
+                    registration.snapshot?.relationships[slot] = saved.filter { !refs.contains($0) }
+                }
+            }
+        }
     }
 
     func isChanged(_ registration: Registration) -> Bool {
