@@ -8,8 +8,8 @@
 /// window `duplicates` nanoseconds), or checks the one that exists: `*mismatch` is set when it does not
 /// hold `subject` (another stream's subjects), and nothing is changed then.
 static inline natsStatus coexist_js_ensure_stream(jsCtx *js, const char *name, const char *subject,
-                                                  int64_t replicas, int64_t duplicates, jsErrCode *errCode,
-                                                  bool *mismatch, bool *created) {
+                                                  int64_t replicas, int64_t duplicates, int32_t maxMsgSize,
+                                                  jsErrCode *errCode, bool *mismatch, bool *created) {
     jsStreamInfo *info = NULL;
     *mismatch = false;
     *created = false;
@@ -33,6 +33,7 @@ static inline natsStatus coexist_js_ensure_stream(jsCtx *js, const char *name, c
     config.Storage = js_FileStorage;
     config.Replicas = replicas;
     config.Duplicates = duplicates;
+    if (maxMsgSize > 0) config.MaxMsgSize = maxMsgSize;
     *errCode = 0;
     status = js_AddStream(&info, js, &config, NULL, errCode);
     if (status == NATS_OK) {
@@ -40,6 +41,17 @@ static inline natsStatus coexist_js_ensure_stream(jsCtx *js, const char *name, c
         jsStreamInfo_Destroy(info);
     }
     return status;
+}
+
+/// The largest message the stream takes (its MaxMsgSize: -1 or 0 when it sets none).
+static inline natsStatus coexist_js_stream_max_msg_size(jsCtx *js, const char *name, int32_t *maxMsgSize,
+                                                        jsErrCode *errCode) {
+    jsStreamInfo *info = NULL;
+    natsStatus status = js_GetStreamInfo(&info, js, name, NULL, errCode);
+    if (status != NATS_OK) return status;
+    *maxMsgSize = info->Config != NULL ? info->Config->MaxMsgSize : -1;
+    jsStreamInfo_Destroy(info);
+    return NATS_OK;
 }
 
 /// The stream's message count, first and last sequence.

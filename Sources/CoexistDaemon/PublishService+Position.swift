@@ -23,7 +23,7 @@ extension PublishService {
             store: store,
             position: stored ?? 0,
             mark: Mark(token: stored ?? 0, index: nil),
-            maximumPayload: stream.maximumPayload,
+            maximumPayload: try messageLimit(),
             pipeline: try PublishPipeline(stream, stream: settings.stream)
         )
         let found = try lastInStream(store)
@@ -50,6 +50,11 @@ extension PublishService {
     /// wait for the next commit.
     func postWhole(_ state: inout State) {
         post(state.mark.index == nil ? state.mark.token : state.mark.token - 1, &state)
+    }
+
+    /// The largest message the connected server and the stream take.
+    func messageLimit() throws -> Int {
+        min(stream.maximumPayload, try stream.maximumMessageSize(of: settings.stream) ?? Int.max)
     }
 
     /// Where this store's last message in the stream stands (nil: the stream holds none of its messages):

@@ -197,7 +197,8 @@ final class PublishService: @unchecked Sendable {
         var failing = false
         var backoff: UInt64 = 250_000_000
         var warning = RepeatingWarning()
-        /// The server's largest payload: a bigger message is replaced by a notice of its size.
+        /// The largest message the server and the stream take (``messageLimit()``): a bigger message is
+        /// replaced by a notice of its size.
         var maximumPayload: Int
         /// Messages in flight at most now: halved when another publisher's messages come in between, doubled
         /// back after as many acknowledged in a row.
@@ -278,6 +279,9 @@ final class PublishService: @unchecked Sendable {
                     duplicateWindowSeconds: Int(settings.duplicateWindow / 1_000_000_000)
                 )
                 try findInStream(&state)
+                // Read again: a server reconnected to, or a stream changed by an operator, may take less (a
+                // message refused for its size is then built again as a notice, instead of refused forever).
+                state.maximumPayload = try messageLimit()
             }
             while state.mark.token < last || state.mark.index != nil {
                 if shared.withLock({ $0.stop || $0.reopen || $0.held }) { return }

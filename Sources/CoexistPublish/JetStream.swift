@@ -170,12 +170,14 @@ public final class JetStream {
 
     /// Creates the stream `name` taking `subject`, or checks that the existing one takes it. A stream of
     /// that name holding other subjects is an error (it is never changed). Returns whether it was created.
+    /// A stream it creates takes messages of at most `maximumMessageSize` bytes when one is given.
     @discardableResult
     public func ensureStream(
         _ name: String,
         subject: String,
         replicas: Int = 1,
-        duplicateWindowSeconds: Int = 120
+        duplicateWindowSeconds: Int = 120,
+        maximumMessageSize: Int32? = nil
     ) throws(PublishError) -> Bool {
         var code = jsErrCode(0)
         var mismatch = false
@@ -186,6 +188,7 @@ public final class JetStream {
             subject,
             Int64(replicas),
             Int64(duplicateWindowSeconds) * 1_000_000_000,
+            maximumMessageSize ?? -1,
             &code,
             &mismatch,
             &created
@@ -221,6 +224,16 @@ public final class JetStream {
         status = coexist_js_publish(context, message, messageID, timeout, &sequence, &duplicate, &code)
         guard status == NATS_OK else { throw PublishError("publish", status, code) }
         return Ack(sequence: sequence, duplicate: duplicate)
+    }
+
+    /// The largest message (headers and payload) the stream `name` takes, nil when it sets no limit of its
+    /// own (the server's maximum payload still applies).
+    public func maximumMessageSize(of name: String) throws(PublishError) -> Int? {
+        var code = jsErrCode(0)
+        var size: Int32 = -1
+        let status = coexist_js_stream_max_msg_size(context, name, &size, &code)
+        guard status == NATS_OK else { throw PublishError("stream \(name)", status, code) }
+        return size > 0 ? Int(size) : nil
     }
 
     /// The stream's number of messages and last sequence.

@@ -434,6 +434,33 @@ import Glibc
         #expect(consumers.stdout.contains("coexist:publish:STREAM"), "\(consumers.stdout)")
     }
 
+    /// A stream that takes smaller messages than the server (an operator's `max_msg_size`): a change whose
+    /// message is bigger goes out as an "oversize" notice, and the changes after it follow (the stream refused
+    /// the message on every try, holding everything after it back).
+    @Test func aStreamsOwnMessageLimitIsHonoured() throws {
+        let fixture = try Fixture(publish: "values = true")
+        defer { fixture.server?.stop() }
+        let stream = try JetStream(servers: [fixture.url], name: "test-admin")
+        try stream.ensureStream("STREAM", subject: "coexist.*.*.*", maximumMessageSize: 8_192)
+        #expect(try stream.maximumMessageSize(of: "STREAM") == 8_192)
+        let daemon = try fixture.daemon()
+        defer { _ = daemon.stop() }
+        try daemon.waitUntilServing(timeout: 300)
+        let big = try fixture.shared.legacy.save(SaveMetadata(author: "old-app")) { save in
+            var values = DemoStore.mandatoryValues(for: "Task", in: fixture.shared.legacy)
+            values["id"] = .uuid(withUnsafeBytes(of: UUID().uuid) { Array($0) })
+            values["title"] = .string(String(repeating: "long ", count: 2_000))
+            _ = try save.insert("Task", values)
+        }
+        let small = try fixture.legacySave()
+        #expect(try fixture.waitForMessages(2, stream) == 2, "\(daemon.log)")
+        #expect(try fixture.waitForNoLag(daemon) == 0)
+        let messages = try fixture.messages(stream)
+        #expect(messages.map(\.token) == [try #require(big.token), small])
+        #expect(messages.first?.json["type"] as? String == "oversize", "\(messages.first?.json ?? [:])")
+        #expect(messages.last?.json["type"] as? String != "oversize")
+    }
+
     /// A position behind what the stream holds whole (a stop before the last post; here, moved back by an
     /// operator) moves to it at the start, on an idle store too: the lag is 0 without waiting for a commit.
     @Test func aPositionBehindTheStreamCatchesUpAtStart() throws {
