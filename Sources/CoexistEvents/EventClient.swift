@@ -80,14 +80,23 @@ final class EventClient {
     var writtenAtCheck = 0
     /// Bytes written to the socket so far.
     private(set) var writtenBytes = 0
+    /// A queued message, and the token whose events for this client are all written once it is (the last
+    /// message of a transaction for it; nil for the others).
+    struct Queued {
+        let line: WireLine
+        let completes: Int64?
+    }
+
     /// Queued messages; those before `outputHead` are written, and `outputOffset` bytes of the one at it.
-    var output: [WireLine] = []
+    var output: [Queued] = []
     var outputHead = 0
     var outputOffset = 0
     var queuedEvents = 0
     /// After a failed read of its backlog: its backlog is not read again before this (monotonic ns).
     var backlogRetryAt: UInt64 = 0
-    /// The last event token completely written to the socket.
+    /// The last token whose events (those this client takes) are all written to the socket: a transaction's
+    /// events sent one per message count once the last of them is written, so that a subscriber cut off in
+    /// the middle of one is told to resume before it, never after.
     var delivered: Int64 = 0
     var errors = 0
     var closing = false {
@@ -193,10 +202,15 @@ final class EventClient {
         flush()
     }
 
-    /// Queues a message without writing: the caller flushes once after a batch.
-    func enqueue(_ line: WireLine) {
+    /// Queues a message (a whole transaction's events, when it carries any) without writing: the caller
+    /// flushes once after a batch.
+    func enqueue(_ line: WireLine) { enqueue(line, completes: line.token) }
+
+    /// Queues a message without writing; `completes`: the token whose events for this client are all written
+    /// once it is (nil for an event a later message of its transaction follows).
+    func enqueue(_ line: WireLine, completes: Int64?) {
         guard line.count > 0 else { return }  // nothing to write: it would never leave the queue
-        output.append(line)
+        output.append(Queued(line: line, completes: completes))
         queuedEvents += line.events
         queuedBytes += line.count
         account.bytes += line.count
@@ -210,7 +224,7 @@ final class EventClient {
             let batch = min(output.count - outputHead, 64)
             let written = withUnsafeTemporaryAllocation(of: iovec.self, capacity: batch) { vectors in
                 for index in 0..<batch {
-                    let line = output[outputHead + index]
+                    let line = output[outputHead + index].line
                     let skip = index == 0 ? outputOffset : 0
                     vectors[index] = iovec(
                         iov_base: line.bytes.baseAddress.map { $0 + skip },
@@ -244,7 +258,8 @@ final class EventClient {
         writtenBytes &+= written
         var left = written
         while left > 0 {
-            let line = output[outputHead]
+            let queued = output[outputHead]
+            let line = queued.line
             let remaining = line.count - outputOffset
             guard left >= remaining else {
                 outputOffset += left
@@ -253,10 +268,8 @@ final class EventClient {
             left -= remaining
             queuedBytes -= line.count
             account.bytes -= line.count
-            if let token = line.token {
-                delivered = max(delivered, token)
-                queuedEvents -= line.events
-            }
+            if line.token != nil { queuedEvents -= line.events }
+            if let token = queued.completes { delivered = max(delivered, token) }
             outputHead += 1
             outputOffset = 0
         }
@@ -264,8 +277,13 @@ final class EventClient {
 
     var wantsToWrite: Bool { outputHead < output.count }
 
-    /// Drops queued events not yet started, keeping a partly written message whole.
-    func dropUnsentEvents() { keepUnsent { $0.token == nil } }
+    /// Drops queued events not yet started, keeping a partly written message whole; returns the token the
+    /// client will have all the events of once what stays is written (a resume point that skips nothing).
+    func dropUnsentEvents() -> Int64 {
+        keepUnsent { $0.token == nil }
+        let partial = outputOffset > 0 ? output.first?.completes : nil
+        return max(delivered, partial ?? delivered)
+    }
 
     func recordError(limit: Int) {
         errors += 1
@@ -279,14 +297,15 @@ final class EventClient {
     /// Keeps, of what is queued and not yet started, the messages `keep` accepts (and a partly written one
     /// always); recounts what is queued.
     private func keepUnsent(_ keep: (WireLine) -> Bool) {
-        var kept: [WireLine] = []
-        for (index, line) in output[outputHead...].enumerated() where keep(line) || (index == 0 && outputOffset > 0) {
-            kept.append(line)
+        var kept: [Queued] = []
+        for (index, queued) in output[outputHead...].enumerated()
+        where keep(queued.line) || (index == 0 && outputOffset > 0) {
+            kept.append(queued)
         }
         output = kept
         outputHead = 0
-        queuedEvents = kept.reduce(0) { $0 + $1.events }
-        let bytes = kept.reduce(0) { $0 + $1.count }
+        queuedEvents = kept.reduce(0) { $0 + $1.line.events }
+        let bytes = kept.reduce(0) { $0 + $1.line.count }
         account.bytes += bytes - queuedBytes
         queuedBytes = bytes
         noteReadiness()

@@ -45,6 +45,8 @@ extension EventServer {
                         fromRecord = false  // a hole no longer in the history: the history path decides
                         break
                     }
+                    // A transaction not taken whole now waits for the queue to empty (then it is).
+                    guard takesWhole(events, client) else { return }
                     guard deliver(events, to: client) else { return }
                     subscription.position = entry.token
                     client.subscription = subscription
@@ -56,6 +58,7 @@ extension EventServer {
             let page = try source.transactions(after: subscription.position, through: published, limit: 16)
             for transaction in page {
                 let events = try source.events(transaction, values: subscription.values)
+                guard takesWhole(events, client) else { return }
                 guard deliver(events, to: client) else { return }
                 subscription.position = transaction.token
                 client.subscription = subscription

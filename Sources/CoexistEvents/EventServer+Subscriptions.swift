@@ -198,15 +198,20 @@ extension EventServer {
             return deliver(message, to: client)
         }
         defer { client.flush() }
-        for event in events where filtered || matches(event, subscription) {
+        let taken = filtered ? events : events.filter { matches($0, subscription) }
+        // A transaction larger than the whole limit still goes to a subscriber that has nothing queued, as a
+        // joined one does (else it could never be delivered: a subscriber resuming before it would lag again).
+        let whole = client.queuedEvents == 0
+        for (index, event) in taken.enumerated() {
             let line = subscription.values ? (event.withValues ?? event.plain) : event.plain
             // Let the socket take what it can before judging the queue full.
             if client.queuedEvents >= limits.queueLimit || !withinBudget(client, adding: line.count) { client.flush() }
-            guard client.queuedEvents < limits.queueLimit, withinBudget(client, adding: line.count) else {
+            guard whole || (client.queuedEvents < limits.queueLimit && withinBudget(client, adding: line.count)) else {
                 lag(client)
                 return false
             }
-            client.enqueue(line)
+            // The transaction counts as delivered once its last event for this client is written.
+            client.enqueue(line, completes: index == taken.count - 1 ? line.token : nil)
         }
         return true
     }
@@ -228,11 +233,20 @@ extension EventServer {
         return true
     }
 
+    /// Whether `client`'s queue takes all of a backlog transaction's `events` at once: it holds none, or they
+    /// fit in its bounds (a catching-up subscriber is never cut off inside a transaction: it waits for room).
+    func takesWhole(_ events: [EncodedEvent], _ client: EventClient) -> Bool {
+        guard client.queuedEvents > 0, let subscription = client.subscription else { return true }
+        let taken = events.filter { matches($0, subscription) }
+        let bytes = taken.reduce(0) { $0 + (subscription.values ? ($1.withValues ?? $1.plain) : $1.plain).count }
+        return client.queuedEvents + taken.count <= limits.queueLimit && withinBudget(client, adding: bytes)
+    }
+
     func lag(_ client: EventClient) {
-        client.dropUnsentEvents()
+        let resume = client.dropUnsentEvents()
         client.send(
             JSONWriter.message([
-                "type": "lagged", "token": .integer(client.delivered),
+                "type": "lagged", "token": .integer(resume),
                 "message": .string(
                     "the subscriber fell more than \(limits.queueLimit) events or \(limits.queueBytes) bytes behind; "
                         + "resume with since = token"
@@ -242,8 +256,8 @@ extension EventServer {
         unsubscribe(client)
         client.closing = true
         var fields = client.logFields(event: "lagged")
-        fields[.token] = "\(client.delivered)"
-        logger.warning("a subscriber lagged and was disconnected at token \(client.delivered)", fields: fields)
+        fields[.token] = "\(resume)"
+        logger.warning("a subscriber lagged and was disconnected at token \(resume)", fields: fields)
     }
 
     /// Tells every client the server stops, and closes them.
