@@ -227,6 +227,34 @@ final class CDCategory: ManagedObject {
         }
     }
 
+    /// A transient attribute (CoreDataPlus's `Car.currentDrivingSpeed`) holds its value in memory and is
+    /// never written: a save with one set goes through (it failed on every try, the store having no column
+    /// for it), and the value stays on the object after the save, as in Core Data.
+    @Test func transientAttributesStayInMemory() throws {
+        let copy = try directory.copy(Fixtures.sampleModelV2)
+        // The app's model (the store's model cache leaves transient properties out).
+        let context = try ManagedObjectContext(storeAt: copy, modelAt: Fixtures.sampleModelXcdatamodeld)
+        let car = try #require(try context.fetch(FetchRequest<ManagedObject>(entityName: "Car")).first)
+        #expect(car.value(forKey: "currentDrivingSpeed") as? Int64 == 0, "its default")
+        car.setValue(Int64(88), forKey: "currentDrivingSpeed")
+        car.setValue("Delorean", forKey: "model")
+        try context.save()
+        #expect(car.value(forKey: "currentDrivingSpeed") as? Int64 == 88)
+        car.setValue(Int64(42), forKey: "currentDrivingSpeed")
+        try context.save()
+        let reader = try ManagedObjectContext(storeAt: copy, modelAt: Fixtures.sampleModelXcdatamodeld, readOnly: true)
+        let request = FetchRequest<ManagedObject>(entityName: "Car")
+        request.predicate = try FetchPredicate(format: "model == %@", "Delorean")
+        let stored = try reader.fetch(request)
+        #expect(stored.count == 1)
+        #expect(stored.first?.value(forKey: "currentDrivingSpeed") as? Int64 == 0, "never written")
+        // A value refused when set fails the save, also when it is the only change (it was silently ignored).
+        car.setValue(42, forKey: "model")
+        #expect(throws: CoreDataError.self) { try context.save() }
+        context.rollback()
+        #expect(try context.save() == nil)
+    }
+
     @Test func wrongValuesAndReadOnlyAreRefusedAndWriteNothing() throws {
         let context = try context()
         _ = try seed(context, count: 1)

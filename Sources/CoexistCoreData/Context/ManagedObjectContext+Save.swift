@@ -11,9 +11,10 @@ extension ManagedObjectContext {
     /// context keeps all its changes.
     @discardableResult
     public func save() throws(CoreDataError) -> Int64? {
+        // A value refused when it was set fails the save even when nothing else is to save.
+        for object in registered.values { if let problem = object.problems.first { throw problem } }
         guard hasChanges else { return nil }
         guard !isReadOnly else { throw .readOnly(path: store.path) }
-        for object in registered.values { if let problem = object.problems.first { throw problem } }
         for object in insertedOrder {
             if let problem = object.problems.first { throw problem }
             try checkMandatoryValues(object)

@@ -41,6 +41,9 @@ extension ManagedObjectContext {
 
     func value(of object: ManagedObject, _ key: String) throws(CoreDataError) -> Any? {
         if object.pending[key] != nil { return object.pendingValue(key) }
+        if let attribute = attribute(object.entity, key), attribute.isTransient {
+            return ValueBridge.value(object.transients[key] ?? attribute.defaultValue?.value ?? .null, attribute)
+        }
         if let attribute = attribute(object.entity, key) {
             if object.isInserted { return ValueBridge.value(attribute.defaultValue?.value ?? .null, attribute) }
             try fulfill(object)
@@ -89,7 +92,12 @@ extension ManagedObjectContext {
                     reason: "\(type(of: value as Any)) is not a value of a \(attribute.type.xmlName) attribute"
                 )
             }
-            object.pending[key] = .attribute(stored)
+            // A transient value is the object's own, in memory: no change for the store to take.
+            if attribute.isTransient {
+                object.transients[key] = stored
+            } else {
+                object.pending[key] = .attribute(stored)
+            }
             return
         }
         guard let relationship = relationship(object.entity, key) else {

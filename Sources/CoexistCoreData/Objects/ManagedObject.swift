@@ -78,6 +78,8 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     @exclusivity(unchecked) var snapshot: Snapshot?
     @exclusivity(unchecked) var pending: [String: Pending] = [:]
     var problems: [CoreDataError] = []
+    /// The values set for transient attributes: kept in memory only, never written (as in Core Data).
+    var transients: [String: AttributeValue] = [:]
     @exclusivity(unchecked) var batch: BatchLoader?
     /// Set when the context that held the object went away: its values are no longer answered.
     @exclusivity(unchecked) var outlivedContext = false
