@@ -68,9 +68,10 @@ extension DaemonConfiguration {
         ConfigKey("history-retention", reloadable: true, \.historyRetention, "prune mirrored history older; 0: keep") {
             entry throws(ConfigError) in try entry.duration()
         },
-        ConfigKey("poll-interval", reloadable: true, \.pollInterval, "fallback check without inotify (≥ 1ms)") {
+        // Bounded above: deadlines are now plus the interval (a longer one overflowed).
+        ConfigKey("poll-interval", reloadable: true, \.pollInterval, "fallback check without inotify (1ms to 24h)") {
             entry throws(ConfigError) in
-            try entry.duration(in: 1_000_000...UInt64.max, "at least 1ms")
+            try entry.duration(in: 1_000_000...86_400_000_000_000, "from 1ms to 24h")
         },
         ConfigKey(
             "parked-retry-interval",
@@ -102,7 +103,12 @@ extension DaemonConfiguration {
         ConfigKey("bundle-id", \.bridge.bundleID, "the bundle identifier of its transactions; empty: the author") {
             entry throws(ConfigError) in entry.value.isEmpty ? nil : entry.value
         },
-        ConfigKey("allow-uids", reloadable: true, \.limits.allowUIDs, "peer uids served besides the daemon's") {
+        ConfigKey(
+            "allow-uids",
+            reloadable: true,
+            \.limits.allowUIDs,
+            "peer uids served (SO_PEERCRED; empty: the file mode decides)"
+        ) {
             entry throws(ConfigError) in try entry.integerList()
         },
         ConfigKey("allow-gids", reloadable: true, \.limits.allowGIDs, "peer gids served") { entry throws(ConfigError) in
@@ -140,7 +146,7 @@ extension DaemonConfiguration {
         },
         ConfigKey("heartbeat-interval", reloadable: true, \.limits.heartbeatInterval, "idle subscribers' heartbeat") {
             entry throws(ConfigError) in
-            try entry.duration(in: 100_000_000...UInt64.max, "at least 100ms")
+            try entry.duration(in: 100_000_000...86_400_000_000_000, "from 100ms to 24h")
         },
         ConfigKey("consumer-expiry", reloadable: true, \.consumerExpiry, "a silent consumer stops holding history") {
             entry throws(ConfigError) in try entry.duration()

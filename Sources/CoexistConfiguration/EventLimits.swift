@@ -35,6 +35,13 @@ public struct EventLimits: Sendable {
     /// When either list is non-empty, a peer must have one of these uids or gids (SO_PEERCRED).
     public var allowUIDs: [UInt32] = []
     public var allowGIDs: [UInt32] = []
+
+    /// Whether a peer of `uid` and `gid` (nil: its credentials could not be read) may use the socket: no
+    /// list is set, or one holds its uid or gid.
+    public func admits(uid: UInt32?, gid: UInt32?) -> Bool {
+        if allowUIDs.isEmpty && allowGIDs.isEmpty { return true }
+        return uid.map(allowUIDs.contains) == true || gid.map(allowGIDs.contains) == true
+    }
     /// Errors after which a connection is closed.
     public var maxErrors = 5
 

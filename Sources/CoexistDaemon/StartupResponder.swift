@@ -215,7 +215,7 @@ final class StartupResponder: @unchecked Sendable {
             let connection = Connection(descriptor, now: now)
             if !limits.allowUIDs.isEmpty || !limits.allowGIDs.isEmpty {
                 let peer = PeerCredentials(descriptor: descriptor)
-                guard let peer, limits.allowUIDs.contains(peer.uid) || limits.allowGIDs.contains(peer.gid) else {
+                guard limits.admits(uid: peer?.uid, gid: peer?.gid) else {
                     send(
                         connection,
                         EventError(code: .forbidden, message: "this uid and gid may not use the socket").line

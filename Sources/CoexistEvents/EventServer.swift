@@ -37,7 +37,12 @@ public final class EventServer {
     private(set) var engine: SyncEngine
     private(set) var source: EventSource
     /// Limits; changeable on reload.
-    public var limits: Limits
+    public var limits: Limits {
+        // A reload that narrows who may use the socket closes the connections it no longer admits.
+        didSet {
+            if limits.allowUIDs != oldValue.allowUIDs || limits.allowGIDs != oldValue.allowGIDs { closeForbidden() }
+        }
+    }
     let logger: Logger
     /// Extra fields of `status` replies (the daemon's counters).
     public var statusFields: () -> [(String, JSONField)] = { [] }
@@ -226,17 +231,10 @@ public final class EventServer {
                 )
                 continue
             }
-            if !limits.allowUIDs.isEmpty || !limits.allowGIDs.isEmpty {
-                guard let credentials = client.credentials,
-                    limits.allowUIDs.contains(credentials.uid) || limits.allowGIDs.contains(credentials.gid)
-                else {
-                    client.send(EventError(code: .forbidden, message: "this uid and gid may not use the socket").line)
-                    logger.warning(
-                        "refused a peer not in the allowlist",
-                        fields: client.logFields(event: "refused")
-                    )
-                    continue
-                }
+            guard limits.admits(uid: client.credentials?.uid, gid: client.credentials?.gid) else {
+                client.send(EventError(code: .forbidden, message: "this uid and gid may not use the socket").line)
+                logger.warning("refused a peer not in the allowlist", fields: client.logFields(event: "refused"))
+                continue
             }
             clients[descriptor] = client
             client.admit()
@@ -245,6 +243,18 @@ public final class EventServer {
 
     /// Forgets a closed client, after reading what it sent last: a peer that closes right after its
     /// requests (acknowledgements) must still have them applied.
+    /// Closes the connections of peers the allowlists no longer admit (after a reload), with `forbidden`.
+    func closeForbidden() {
+        for client in clients.values
+        where !client.closing && !limits.admits(uid: client.credentials?.uid, gid: client.credentials?.gid) {
+            client.dropUnsent()
+            client.send(EventError(code: .forbidden, message: "this uid and gid may no longer use the socket").line)
+            unsubscribe(client)
+            client.closing = true
+            logger.warning("closed a peer the allowlist no longer holds", fields: client.logFields(event: "refused"))
+        }
+    }
+
     func remove(_ client: EventClient) {
         guard clients[client.descriptor] === client else { return }
         // Requests read while an earlier ack was on its way were accepted: their acks count too.

@@ -36,6 +36,9 @@ import Testing
             ("database = /x\nmax-clients = 5\nmax-clients = 6\n", "c.conf:3: max-clients is already set at line 2"),
             ("database = /x\rallow-uids = 4242\n", "c.conf:1: the line holds a control character (U+000D)"),
             ("database = /x\nrequest-timeout = 0\n", "c.conf:2: request-timeout must be from 100ms to 1h"),
+            // Intervals added to now are bounded (a longer one overflowed, stopping the daemon).
+            ("database = /x\nheartbeat-interval = 200000d\n", "c.conf:2: heartbeat-interval must be from 100ms to 24h"),
+            ("database = /x\npoll-interval = 200000d\n", "c.conf:2: poll-interval must be from 1ms to 24h"),
             // Each bound of the duplicate window (a longer one overflowed the nanoseconds sent to the server).
             ("[publish]\nduplicate-window = 200000d\n", "c.conf:2: the duplicate window is between 1s and 7d"),
             ("[publish]\nduplicate-window = 500ms\n", "c.conf:2: the duplicate window is between 1s and 7d"),
@@ -88,6 +91,34 @@ import Testing
         let daemon = try DaemonProcess(database: path, directory: directory, options: ["--config", file])
         let client = try SocketClient(path: daemon.socket)
         #expect(client.readLine()?.contains("forbidden") == true)
+        #expect(daemon.stop() == 0)
+    }
+
+    /// A reload that sets an allowlist without a connected peer's uid closes that peer's connection (with
+    /// `forbidden`): it went on receiving every event.
+    @Test func aReloadNarrowingTheAllowlistClosesWhoItLeavesOut() throws {
+        let directory = try TemporaryDirectory()
+        let path = try SharedStore.create(in: directory).legacy.path
+        let base = "database = \(path)\nsocket = \(directory.file("c.sock"))\n"
+        let file = try directory.write("c.conf", Array(base.utf8))
+        let daemon = try DaemonProcess(database: path, directory: directory, options: ["--config", file])
+        try daemon.waitUntilServing(timeout: 300)
+        let client = try SocketClient(path: daemon.socket)
+        #expect(try client.request(#"{"op":"subscribe","since":"now"}"#)["type"] as? String == "subscribed")
+        #expect(client.readLine()?.contains("end_of_backlog") == true)
+        try (base + "allow-uids = \(getuid() &+ 4242)\n").write(toFile: file, atomically: true, encoding: .utf8)
+        kill(daemon.process.processIdentifier, SIGHUP)
+        var closed = false
+        var forbidden = false
+        let deadline = Date().addingTimeInterval(30)
+        while !closed && Date() < deadline {
+            guard let line = client.readLine() else {
+                closed = true
+                break
+            }
+            if line.contains("forbidden") { forbidden = true }
+        }
+        #expect(forbidden && closed, "\(daemon.log)")
         #expect(daemon.stop() == 0)
     }
 
