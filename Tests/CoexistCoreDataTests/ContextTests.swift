@@ -227,6 +227,24 @@ final class CDCategory: ManagedObject {
         }
     }
 
+    /// An object inserted into a category deleted in the same save goes with the category's cascade: it is
+    /// deleted, not left in the context as a saved object with no row.
+    @Test func anInsertACascadeTakesInTheSameSaveIsDeleted() throws {
+        let context = try context()
+        let category = try seed(context, count: 1)
+        let task = CDTask(context: context)
+        task.title = "Added"
+        task.setValue(UUID(), forKey: "id")
+        task.setValue(Date(timeIntervalSinceReferenceDate: 800_000_000), forKey: "createdAt")
+        task.category = category
+        context.delete(category)
+        try context.save()
+        #expect(task.isDeleted)
+        #expect(task.managedObjectContext == nil)
+        #expect(try RawSQLite.rows(path, "SELECT count(*) FROM ZTASK")[0][0].integerValue == 0)
+        #expect(!context.hasChanges)
+    }
+
     /// A transient attribute (CoreDataPlus's `Car.currentDrivingSpeed`) holds its value in memory and is
     /// never written: a save with one set goes through (it failed on every try, the store having no column
     /// for it), and the value stays on the object after the save, as in Core Data.

@@ -15,6 +15,7 @@ extension ManagedObjectContext {
         for object in registered.values { if let problem = object.problems.first { throw problem } }
         guard hasChanges else { return nil }
         guard !isReadOnly else { throw .readOnly(path: store.path) }
+        deleteInsertsOfCascades()
         for object in insertedOrder {
             if let problem = object.problems.first { throw problem }
             try checkMandatoryValues(object)
@@ -24,6 +25,8 @@ extension ManagedObjectContext {
         for object in updated { try checkMandatoryValues(object) }
         let deleted = deletedObjects
         var permanent: [ObjectIdentifier: ObjectID] = [:]
+        // Inserted objects a delete's cascade took in this same save (their owner deleted): deleted.
+        var cascaded: [ManagedObject] = []
         var outcome = ConflictOutcome()
         // The object being written when the store refuses something: its error names it.
         var writing: ManagedObject?
@@ -57,6 +60,7 @@ extension ManagedObjectContext {
                     writing = object
                     try save.delete(id)
                 }
+                cascaded = inserted.filter { permanent[ObjectIdentifier($0)].map(save.hasDeleted) == true }
             }
         } catch let error as CoreDataError {
             throw error
@@ -71,7 +75,7 @@ extension ManagedObjectContext {
         if let token = result.token { ownTokens.insert(token) }
         afterSave(
             inserted: inserted,
-            deleted: deleted,
+            deleted: deleted + cascaded,
             dropped: outcome.dropped,
             permanent: permanent,
             changes: result.changes
@@ -231,6 +235,24 @@ extension ManagedObjectContext {
         }
     }
 
+    /// Deletes the inserted objects a cascade rule of a deleted object reaches (and theirs in turn), as Core
+    /// Data's processing of pending changes does: the store's cascade never sees them (the delete clears an
+    /// inserted object's link to a deleted owner), so they were saved as orphans.
+    private func deleteInsertsOfCascades() {
+        var queue = deletedObjects
+        while let object = queue.popLast() {
+            guard let entity = model.entity(named: object.entity) else { continue }
+            for relationship in model.allRelationships(of: entity)
+            where relationship.deleteRule == .cascade && !relationship.isTransient {
+                let members = (try? self.members(object, relationship.name)) ?? []
+                for member in members where member.isInserted && !member.isDeleted {
+                    delete(member)
+                    queue.append(member)
+                }
+            }
+        }
+    }
+
     /// After a commit: inserted objects take their permanent identities, deleted ones (the rules' too)
     /// leave the context, and every object the save wrote reads its new state on next use.
     private func afterSave(
@@ -255,6 +277,8 @@ extension ManagedObjectContext {
                 object.isDeleted = false
                 object.snapshot = nil
             } else {
+                // Deleted in the context, or (an insert of this save) by a cascade of the store's.
+                object.isDeleted = true
                 forget(object)
             }
         }
