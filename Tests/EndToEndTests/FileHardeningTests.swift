@@ -53,6 +53,49 @@ import Glibc
         #expect(daemon.stop() == 0)
     }
 
+    /// A socket someone listens on whose backlog is full (connections wait there) is not taken for stale:
+    /// coexistd refuses to start, without waiting and without removing it (its probe blocked on such a
+    /// listener, and took any failed connection for a stale file).
+    @Test func aBusyListenerIsNotReplaced() throws {
+        let directory = try TemporaryDirectory()
+        let path = try SharedStore.create(in: directory).legacy.path
+        let socket = directory.file("c.sock")
+        let listener = Glibc.socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(listener) }
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in
+            for (index, byte) in socket.utf8.enumerated() { raw[index] = byte }
+        }
+        func connectTo(_ descriptor: Int32) -> Int32 {
+            withUnsafePointer(to: &address) { pointer in
+                pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+                }
+            }
+        }
+        let bound = withUnsafePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(listener, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+            }
+        }
+        #expect(bound == 0 && listen(listener, 0) == 0)
+        // Fill the backlog: connections nobody accepts, until one would wait.
+        var waiting: [Int32] = []
+        defer { waiting.forEach { close($0) } }
+        while waiting.count < 16 {
+            let client = Glibc.socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
+            waiting.append(client)
+            if connectTo(client) != 0 { break }
+        }
+        let daemon = try DaemonProcess(database: path, directory: directory)
+        let status = daemon.stop(after: 30)
+        #expect(status != 0 && status != SIGTERM, "it exits by itself, refusing: \(daemon.log)")
+        #expect(daemon.log.contains("listens"), "\(daemon.log)")
+        var file = stat()
+        #expect(lstat(socket, &file) == 0 && (file.st_mode & S_IFMT) == S_IFSOCK, "the socket is still there")
+    }
+
     /// A plain SQLite file, an empty file and a text file are refused by coexistd, `coexistd --once`,
     /// `--check-config` and `coexistctl verify`, and stay byte-identical, with no `-wal` created.
     @Test func refusingAFileLeavesItUntouched() throws {

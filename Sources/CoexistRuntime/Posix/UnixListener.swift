@@ -128,10 +128,16 @@ public final class UnixListener {
         return address
     }
 
-    /// Whether a process accepts connections on `path`.
+    /// Whether a process may accept connections on `path`: only a refused connection (`ECONNREFUSED`: a
+    /// socket file nobody listens on) says no. The probe does not block: a listener whose backlog is full
+    /// answers `EAGAIN`, and one the probe may not reach (`EACCES`) is not taken for stale and replaced.
     static func someoneListens(_ path: String) -> Bool {
-        let probe = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard probe >= 0 else { return false }
+        let probe = socket(
+            AF_UNIX,
+            Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue),
+            0
+        )
+        guard probe >= 0 else { return true }
         defer { close(probe) }
         var address = address(path)
         let result = withUnsafePointer(to: &address) { pointer in
@@ -139,7 +145,7 @@ public final class UnixListener {
                 connect(probe, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
             }
         }
-        return result == 0
+        return result == 0 || (errno != ECONNREFUSED && errno != ENOENT)
     }
 }
 
