@@ -245,6 +245,38 @@ final class CDCategory: ManagedObject {
         #expect(!context.hasChanges)
     }
 
+    /// A Deny rule counts the objects the same save deletes, whatever order the context deleted them in: a
+    /// shelf (books: Deny) deleted with its books saves either way (it failed when the shelf came first).
+    @Test func denyCountsWhatTheSameSaveDeletes() throws {
+        for shelfFirst in [true, false] {
+            let library = try TemporaryDirectory()
+            let store = try LibraryModel.createStore(in: library)
+            let model = library.file("Library.contents")
+            let seeding = try ManagedObjectContext(storeAt: store.path, modelAt: model)
+            let seeded = seeding.insertNewObject(forEntityName: "Shelf")
+            seeded.setValue("A", forKey: "label")
+            seeded.setValue(
+                (0..<2).map { index in
+                    let book = seeding.insertNewObject(forEntityName: "Book")
+                    book.setValue("b\(index)", forKey: "title")
+                    return book
+                },
+                forKey: "books"
+            )
+            try seeding.save()
+            let context = try ManagedObjectContext(storeAt: store.path, modelAt: model)
+            let shelf = try #require(try context.fetch(FetchRequest<ManagedObject>(entityName: "Shelf")).first)
+            let books = try context.fetch(FetchRequest<ManagedObject>(entityName: "Book"))
+            #expect(books.count == 2)
+            if shelfFirst { context.delete(shelf) }
+            for book in books { context.delete(book) }
+            if !shelfFirst { context.delete(shelf) }
+            try context.save()
+            #expect(try RawSQLite.rows(store.path, "SELECT count(*) FROM ZSHELF")[0][0].integerValue == 0)
+            #expect(try RawSQLite.rows(store.path, "SELECT count(*) FROM ZBOOK")[0][0].integerValue == 0)
+        }
+    }
+
     /// A transient attribute (CoreDataPlus's `Car.currentDrivingSpeed`) holds its value in memory and is
     /// never written: a save with one set goes through (it failed on every try, the store having no column
     /// for it), and the value stays on the object after the save, as in Core Data.

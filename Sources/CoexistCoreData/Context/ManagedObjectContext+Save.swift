@@ -52,13 +52,18 @@ extension ManagedObjectContext {
                     writing = object
                     try writeRelationships(object, save, permanent, skipping: outcome.skipped(object))
                 }
+                // Every object the context deletes: a Deny rule does not count one of them, whatever the order.
+                let deleting = Set(
+                    deleted.lazy.filter { !outcome.dropped.contains(ObjectIdentifier($0)) }
+                        .compactMap { object in object.objectID.pk.map { ObjectID(entity: object.entity, pk: $0) } }
+                )
                 for object in deleted where !outcome.dropped.contains(ObjectIdentifier(object)) {
                     guard let pk = object.objectID.pk else { continue }
                     // One a cascade deleted earlier in this save (its owner came first) is deleted already.
                     let id = ObjectID(entity: object.entity, pk: pk)
                     guard !save.hasDeleted(id) else { continue }
                     writing = object
-                    try save.delete(id)
+                    try save.delete(id, alongside: deleting)
                 }
                 cascaded = inserted.filter { permanent[ObjectIdentifier($0)].map(save.hasDeleted) == true }
             }

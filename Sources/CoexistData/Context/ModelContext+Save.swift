@@ -34,9 +34,11 @@ extension ModelContext {
     /// Writes the registrations' differences from their snapshots as one save.
     private func write(_ live: [Registration]) throws -> NewSaveResult {
         try store.save(metadata) { save in
-            // A record a cascade deleted earlier in this save (its owner came first) is deleted already.
+            // A record a cascade deleted earlier in this save (its owner came first) is deleted already; a Deny
+            // rule does not count those the context deletes, whatever the order.
+            let deleting = Set(live.lazy.filter(\.deleted).map(\.ref))
             for registration in live where registration.deleted && !save.hasDeleted(registration.ref) {
-                try save.delete(registration.ref)
+                try save.delete(registration.ref, alongside: deleting)
             }
             let inserted = live.filter { $0.snapshot == nil && !$0.deleted }
             let insertedRefs = Set(inserted.lazy.map(\.ref))

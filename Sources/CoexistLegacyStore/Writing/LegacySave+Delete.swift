@@ -8,24 +8,38 @@ extension LegacySave {
     /// Deletes `id` and, through cascade rules, the objects it owns.
     ///
     /// First the whole set of objects to delete is computed and every Deny rule checked: a Deny
-    /// relationship that still holds an object outside that set fails the save, naming both objects. Then,
+    /// relationship that still holds an object outside that set (and outside `alongside`: objects the same
+    /// save deletes too, whatever their order) fails the save, naming both objects. Then,
     /// for each deleted object: its preserved attributes are kept for the history tombstone, nullify rules
     /// clear the inverse side of the objects that stay, its join-table rows go, and its row is deleted.
     ///
     /// With `applyingRules` false (the bridge mirroring a delete the other side already resolved) only this
     /// object is deleted and every object pointing to it is nullified: cascades and Deny were applied where
     /// the delete happened, and each cascaded delete arrives as its own change.
-    public func delete(_ id: ObjectID, expectedVersion: Int64? = nil, applyingRules: Bool = true) throws {
-        try atomically { try deleteNow(id, expectedVersion: expectedVersion, applyingRules: applyingRules) }
+    public func delete(
+        _ id: ObjectID,
+        expectedVersion: Int64? = nil,
+        applyingRules: Bool = true,
+        alongside: Set<ObjectID> = []
+    ) throws {
+        try atomically {
+            try deleteNow(id, expectedVersion: expectedVersion, applyingRules: applyingRules, alongside: alongside)
+        }
     }
 
-    func deleteNow(_ id: ObjectID, expectedVersion: Int64? = nil, applyingRules: Bool = true) throws {
+    func deleteNow(
+        _ id: ObjectID,
+        expectedVersion: Int64? = nil,
+        applyingRules: Bool = true,
+        alongside: Set<ObjectID> = []
+    ) throws {
         let (_, mapping) = try resolve(id)
         try checkVersion(id, mapping: mapping, expected: expectedVersion)
         try Deletion.run(
             id,
             model: model,
             applyingRules: applyingRules,
+            alongside: alongside,
             entity: { try resolve($0).0 },
             related: { try store.related($0, $1) },
             refusal: { LegacyStoreError.validation(path: store.path, detail: $0) },

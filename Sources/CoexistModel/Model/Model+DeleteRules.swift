@@ -15,10 +15,13 @@ extension Model {
     /// or the first Deny violation among them.
     ///
     /// - Parameters:
+    ///   - alongside: objects the same save deletes too: a Deny relationship holding only those and members
+    ///     of the set does not forbid the delete (whichever of them a context deletes first).
     ///   - entity: the entity of an object.
     ///   - related: the objects an object's relationship (by name) holds.
     public func deletionSet<ID: Hashable & Sendable>(
         from root: ID,
+        alongside: Set<ID> = [],
         entity: (ID) throws -> Entity,
         related: (ID, String) throws -> [ID]
     ) throws -> Result<(ordered: [ID], members: Set<ID>), DenyViolation<ID>> {
@@ -38,7 +41,9 @@ extension Model {
         for current in ordered {
             for relationship in allRelationships(of: try entity(current))
             where !relationship.isTransient && relationship.deleteRule == .deny {
-                if let holder = try related(current, relationship.name).first(where: { !members.contains($0) }) {
+                if let holder = try related(current, relationship.name).first(where: {
+                    !members.contains($0) && !alongside.contains($0)
+                }) {
                     return .failure(DenyViolation(object: current, relationship: relationship.name, holder: holder))
                 }
             }

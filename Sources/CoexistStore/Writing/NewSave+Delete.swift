@@ -5,25 +5,27 @@ import CoexistSaving
 /// Deleting with delete rules in the new schema.
 extension NewSave {
     /// Deletes `ref` and, through cascade rules, what it owns; Deny relationships that still hold objects
-    /// outside the deleted set fail the operation, naming both objects.
+    /// outside the deleted set (and outside `alongside`: objects the same save deletes too, whatever their
+    /// order) fail the operation, naming both objects.
     ///
     /// With `applyingRules` false (the bridge mirroring a delete resolved on the other side) only this object
     /// is deleted and every reference to it is nullified.
-    public func delete(_ ref: ObjectRef, applyingRules: Bool = true) throws {
-        try atomically { try deleteNow(ref, applyingRules: applyingRules) }
+    public func delete(_ ref: ObjectRef, applyingRules: Bool = true, alongside: Set<ObjectRef> = []) throws {
+        try atomically { try deleteNow(ref, applyingRules: applyingRules, alongside: alongside) }
     }
 
     /// In two phases: every object of the deleted set is read (its tombstone), detached from its partners
     /// outside the set and recorded, in the rules' order; then the set's references to one another are cleared
     /// and the rows deleted. Deleted one by one, an owner's row would make the schema's `ON DELETE` actions
     /// (CASCADE, RESTRICT for Deny) act on rows of the set before their own delete read them.
-    func deleteNow(_ ref: ObjectRef, applyingRules: Bool = true) throws {
+    func deleteNow(_ ref: ObjectRef, applyingRules: Bool = true, alongside: Set<ObjectRef> = []) throws {
         try checkExists(ref)
         var detached: [ObjectRef] = []
         try Deletion.run(
             ref,
             model: model,
             applyingRules: applyingRules,
+            alongside: alongside,
             entity: { try resolve($0).0 },
             related: { try store.related($0, $1) },
             refusal: { StoreError.validation(path: store.path, detail: $0) },
@@ -59,7 +61,7 @@ extension NewSave {
     }
 
     /// Reads `ref`'s tombstone, detaches it from its partners outside `doomed` and records its delete; its row
-    /// stays until ``deleteNow(_:applyingRules:)``'s second phase.
+    /// stays until ``deleteNow(_:applyingRules:alongside:)``'s second phase.
     private func detach(_ ref: ObjectRef, leaving doomed: Set<ObjectRef>) throws {
         let (entity, mapping) = try resolve(ref)
         var tombstone: [String: AttributeValue] = [:]
