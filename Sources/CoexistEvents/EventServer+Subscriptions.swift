@@ -85,6 +85,9 @@ extension EventServer {
             }
             // A new consumer's mark is at most what is published: it holds back what it may still receive.
             consumers.post(name: name, token: min(position, published), at: TransactionWriter.now())
+        } else if let name = request.name, let acked {
+            // A subscribe is hearing from the consumer: it stays active (its position never moves back).
+            consumers.post(name: name, token: acked, at: TransactionWriter.now())
         }
         var entities: Set<String>?
         if let names = request.entities {

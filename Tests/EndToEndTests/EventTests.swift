@@ -258,6 +258,35 @@ struct EventFixture {
         }
     }
 
+    /// A durable consumer that subscribes again is heard from (its `updated_at` moves), though it acks
+    /// nothing: it does not expire while it keeps reconnecting, and its position stays.
+    @Test func subscribingAgainKeepsADurableConsumerActive() throws {
+        let fixture = try EventFixture()
+        let path = fixture.shared.legacy.path
+        let first = try fixture.client()
+        #expect(try first.request(#"{"op":"subscribe","name":"indexer"}"#)["type"] as? String == "subscribed")
+        func row() throws -> (acked: Int64, updated: Double)? {
+            let rows = try RawSQLite.rows(path, "SELECT acked, updated_at FROM coexist_consumer WHERE name = 'indexer'")
+            return rows.first.map { ($0[0].integerValue ?? -1, $0[1].numericValue ?? 0) }
+        }
+        var deadline = Date().addingTimeInterval(30)
+        while try row() == nil && Date() < deadline { usleep(20_000) }
+        let acked = try #require(try row()).acked
+        // As if last heard from eight days ago.
+        try RawSQLite.execute(
+            path,
+            "UPDATE coexist_consumer SET updated_at = updated_at - 691200 WHERE name = 'indexer'"
+        )
+        let old = try #require(try row()).updated
+        let again = try fixture.client()
+        #expect(try again.request(#"{"op":"subscribe","name":"indexer"}"#)["type"] as? String == "subscribed")
+        deadline = Date().addingTimeInterval(30)
+        while (try row()?.updated ?? 0) <= old && Date() < deadline { usleep(20_000) }
+        let now = try #require(try row())
+        #expect(now.updated > old + 600_000, "heard from again")
+        #expect(now.acked == acked, "the position stays")
+    }
+
     /// Transactions of several changes: a subscriber that takes them all (sent joined, one message per
     /// transaction) and one whose filter takes only some get exactly their events, in order, each with its
     /// place in the transaction; a third with the same filter as the first gets the same lines.
