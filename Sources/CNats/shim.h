@@ -43,27 +43,18 @@ static inline natsStatus coexist_js_ensure_stream(jsCtx *js, const char *name, c
     return status;
 }
 
-/// The largest message the stream takes (its MaxMsgSize: -1 or 0 when it sets none).
-static inline natsStatus coexist_js_stream_max_msg_size(jsCtx *js, const char *name, int32_t *maxMsgSize,
-                                                        jsErrCode *errCode) {
-    jsStreamInfo *info = NULL;
-    natsStatus status = js_GetStreamInfo(&info, js, name, NULL, errCode);
-    if (status != NATS_OK) return status;
-    *maxMsgSize = info->Config != NULL ? info->Config->MaxMsgSize : -1;
-    jsStreamInfo_Destroy(info);
-    return NATS_OK;
-}
-
-/// The stream's message count, first and last sequence.
+/// The stream's message count, first and last sequence, and the largest message it takes (its MaxMsgSize:
+/// -1 or 0 when it sets none).
 static inline natsStatus coexist_js_stream_state(jsCtx *js, const char *name, uint64_t *messages,
                                                  uint64_t *firstSequence, uint64_t *lastSequence,
-                                                 jsErrCode *errCode) {
+                                                 int32_t *maxMsgSize, jsErrCode *errCode) {
     jsStreamInfo *info = NULL;
     natsStatus status = js_GetStreamInfo(&info, js, name, NULL, errCode);
     if (status != NATS_OK) return status;
     *messages = info->State.Msgs;
     *firstSequence = info->State.FirstSeq;
     *lastSequence = info->State.LastSeq;
+    *maxMsgSize = info->Config != NULL ? info->Config->MaxMsgSize : -1;
     jsStreamInfo_Destroy(info);
     return NATS_OK;
 }

@@ -229,11 +229,7 @@ public final class JetStream {
     /// The largest message (headers and payload) the stream `name` takes, nil when it sets no limit of its
     /// own (the server's maximum payload still applies).
     public func maximumMessageSize(of name: String) throws(PublishError) -> Int? {
-        var code = jsErrCode(0)
-        var size: Int32 = -1
-        let status = coexist_js_stream_max_msg_size(context, name, &size, &code)
-        guard status == NATS_OK else { throw PublishError("stream \(name)", status, code) }
-        return size > 0 ? Int(size) : nil
+        try info(of: name).maximumMessageSize
     }
 
     /// The stream's number of messages and last sequence.
@@ -244,13 +240,22 @@ public final class JetStream {
 
     /// The stream's number of messages and its first and last sequence.
     public func bounds(of stream: String) throws(PublishError) -> (messages: UInt64, first: UInt64, last: UInt64) {
+        let info = try info(of: stream)
+        return (info.messages, info.first, info.last)
+    }
+
+    /// What the server says of `stream`: its messages, first and last sequence, and its own message limit.
+    private func info(
+        of stream: String
+    ) throws(PublishError) -> (messages: UInt64, first: UInt64, last: UInt64, maximumMessageSize: Int?) {
         var messages: UInt64 = 0
         var first: UInt64 = 0
         var last: UInt64 = 0
+        var size: Int32 = -1
         var code = jsErrCode(0)
-        let status = coexist_js_stream_state(context, stream, &messages, &first, &last, &code)
+        let status = coexist_js_stream_state(context, stream, &messages, &first, &last, &size, &code)
         guard status == NATS_OK else { throw PublishError("stream \(stream)", status, code) }
-        return (messages, first, last)
+        return (messages, first, last, size > 0 ? Int(size) : nil)
     }
 
     /// JetStream's error code for a message that is not in the stream (deleted, purged or expired).
