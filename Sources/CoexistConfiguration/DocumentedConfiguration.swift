@@ -129,7 +129,7 @@ public enum DocumentedConfiguration {
         nats-url =
 
         # The stream: created when absent, with the subjects of the template (each token holding a placeholder
-        # becomes *), these replicas and this duplicate window (1s to 7d); an existing stream is never
+        # becomes *), these replicas and this duplicate window (1s to 3650d); an existing stream is never
         # changed.
         stream = coexist
         replicas = 1

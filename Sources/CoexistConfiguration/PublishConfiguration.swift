@@ -108,10 +108,10 @@ public struct PublishConfiguration: Sendable, Equatable {
             configuration,
             entry throws(ConfigError) in
             let window = try entry.duration()
-            // The server keeps every message id of the window: a week at most (and the window's nanoseconds
-            // then fit the server's signed 64-bit field with room to spare).
-            guard (1_000_000_000...604_800_000_000_000).contains(window) else {
-                throw ConfigError(entry, "the duplicate window is between 1s and 7d")
+            // At most ten years: the window's nanoseconds, sent to the server as whole seconds times 10⁹, then
+            // fit its signed 64-bit field (a longer one overflowed).
+            guard (1_000_000_000...315_360_000_000_000_000).contains(window) else {
+                throw ConfigError(entry, "the duplicate window is between 1s and 3650d")
             }
             configuration.duplicateWindow = window
         },

@@ -208,7 +208,9 @@ extension EventServer {
         for (index, event) in taken.enumerated() {
             let line = subscription.values ? (event.withValues ?? event.plain) : event.plain
             // Let the socket take what it can before judging the queue full.
-            if client.queuedEvents >= limits.queueLimit || !withinBudget(client, adding: line.count) { client.flush() }
+            if !whole, client.queuedEvents >= limits.queueLimit || !withinBudget(client, adding: line.count) {
+                client.flush()
+            }
             guard whole || (client.queuedEvents < limits.queueLimit && withinBudget(client, adding: line.count)) else {
                 lag(client)
                 return false

@@ -241,8 +241,6 @@ public final class EventServer {
         }
     }
 
-    /// Forgets a closed client, after reading what it sent last: a peer that closes right after its
-    /// requests (acknowledgements) must still have them applied.
     /// Closes the connections of peers the allowlists no longer admit (after a reload), with `forbidden`.
     func closeForbidden() {
         for client in clients.values
@@ -255,6 +253,8 @@ public final class EventServer {
         }
     }
 
+    /// Forgets a closed client, after reading what it sent last: a peer that closes right after its
+    /// requests (acknowledgements) must still have them applied.
     func remove(_ client: EventClient) {
         guard clients[client.descriptor] === client else { return }
         // Requests read while an earlier ack was on its way were accepted: their acks count too.

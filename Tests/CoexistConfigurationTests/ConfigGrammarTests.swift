@@ -40,8 +40,8 @@ import Testing
             ("database = /x\nheartbeat-interval = 200000d\n", "c.conf:2: heartbeat-interval must be from 100ms to 24h"),
             ("database = /x\npoll-interval = 200000d\n", "c.conf:2: poll-interval must be from 1ms to 24h"),
             // Each bound of the duplicate window (a longer one overflowed the nanoseconds sent to the server).
-            ("[publish]\nduplicate-window = 200000d\n", "c.conf:2: the duplicate window is between 1s and 7d"),
-            ("[publish]\nduplicate-window = 500ms\n", "c.conf:2: the duplicate window is between 1s and 7d"),
+            ("[publish]\nduplicate-window = 200000d\n", "c.conf:2: the duplicate window is between 1s and 3650d"),
+            ("[publish]\nduplicate-window = 500ms\n", "c.conf:2: the duplicate window is between 1s and 3650d"),
             ("[entity Task]\ntable = task; DROP TABLE ZTASK\n", "c.conf:2: table must be a plain identifier"),
             ("[entity Task]\ncolumn.title = \"x\"\n", "c.conf:2: column.title must be a plain identifier"),
             ("[entity Ta-sk]\ntable = t\n", "c.conf:2: [entity Ta-sk]"),

@@ -21,6 +21,23 @@ import Testing
         try writer.save()
     }
 
+    /// A new record the app attached to a held one before enumerating is the app's change, not the block's:
+    /// an enumeration whose block changes nothing goes through, and the record stays for the next save.
+    @Test func aRecordReachedBeforeEnumeratingIsNotTheBlocksChange() throws {
+        let context = try ModelContext(store)
+        let category = CategoryRecord(name: "Held")
+        context.insert(category)
+        try context.save()
+        category.tasks.append(TaskRecord(title: "Attached"))
+        var count = 0
+        try context.enumerate(FetchDescriptor<TaskRecord>(), batchSize: 40) { _ in count += 1 }
+        #expect(count == 250)
+        try context.save()
+        #expect(
+            try ModelContext(store).fetch(FetchDescriptor<CategoryRecord>()).first?.tasks.map(\.title) == ["Attached"]
+        )
+    }
+
     @Test func theSameRecordsAsAFetchABatchAtATime() throws {
         let context = try ModelContext(store)
         var titles: [String] = []

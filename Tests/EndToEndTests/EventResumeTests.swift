@@ -26,7 +26,8 @@ import Testing
         // Each fills the socket and the queue: the subscriber, which reads nothing until it is cut off, is cut
         // off inside one of them.
         var tokens: [(token: Int64, count: Int)] = []
-        for count in [250, 300] {
+        // 0.6 and 0.8 MB: more than a Unix socket's send buffer holds by default (208 KiB).
+        for count in [300, 400] {
             let result = try fixture.shared.legacy.save(SaveMetadata(author: "old-app")) { save in
                 for index in 0..<count {
                     var values = DemoStore.mandatoryValues(for: "Task", in: fixture.shared.legacy)

@@ -60,7 +60,7 @@ import Glibc
         let directory = try TemporaryDirectory()
         let path = try SharedStore.create(in: directory).legacy.path
         let socket = directory.file("c.sock")
-        let listener = Glibc.socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        let listener = Glibc.socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         defer { close(listener) }
         var address = sockaddr_un()
         address.sun_family = sa_family_t(AF_UNIX)
@@ -84,7 +84,11 @@ import Glibc
         var waiting: [Int32] = []
         defer { waiting.forEach { close($0) } }
         while waiting.count < 16 {
-            let client = Glibc.socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
+            let client = Glibc.socket(
+                AF_UNIX,
+                Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue),
+                0
+            )
             waiting.append(client)
             if connectTo(client) != 0 { break }
         }

@@ -8,7 +8,8 @@ extension ManagedObjectContext {
     ///
     /// Before writing, every changed or deleted object's stored version (`Z_OPT`) is compared with the one
     /// the context read; differences are handled by ``mergePolicy``. On any error nothing is written and the
-    /// context keeps all its changes.
+    /// context keeps all its changes (inserted objects a deleted object's cascade reaches are deleted first,
+    /// as Core Data's processing of pending changes does, and stay so).
     @discardableResult
     public func save() throws(CoreDataError) -> Int64? {
         // A value refused when it was set fails the save even when nothing else is to save.
@@ -242,14 +243,20 @@ extension ManagedObjectContext {
 
     /// Deletes the inserted objects a cascade rule of a deleted object reaches (and theirs in turn), as Core
     /// Data's processing of pending changes does: the store's cascade never sees them (the delete clears an
-    /// inserted object's link to a deleted owner), so they were saved as orphans.
+    /// inserted object's link to a deleted owner), so they were saved as orphans. An inserted object is only
+    /// ever in a relationship's pending state (inverse upkeep puts it there): nothing is read from the store.
     private func deleteInsertsOfCascades() {
         var queue = deletedObjects
         while let object = queue.popLast() {
             guard let entity = model.entity(named: object.entity) else { continue }
             for relationship in model.allRelationships(of: entity)
             where relationship.deleteRule == .cascade && !relationship.isTransient {
-                let members = (try? self.members(object, relationship.name)) ?? []
+                let members: [ManagedObject]
+                switch object.pending[relationship.name] {
+                case .toMany(let list)?: members = list
+                case .toOne(let target)?: members = target.map { [$0] } ?? []
+                default: members = []
+                }
                 for member in members where member.isInserted && !member.isDeleted {
                     delete(member)
                     queue.append(member)

@@ -183,6 +183,7 @@ public final class ManagedObjectContext {
         for object in registered.values {
             object.pending = [:]
             object.problems = []
+            object.transients = [:]
         }
     }
 
@@ -196,6 +197,7 @@ public final class ManagedObjectContext {
         if !mergeChanges {
             object.pending = [:]
             object.problems = []
+            object.transients = [:]
         }
         // A pending delete is checked against the version read, like an unsaved change.
         if object.pending.isEmpty && !object.isDeleted {

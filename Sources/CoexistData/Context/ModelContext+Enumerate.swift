@@ -26,6 +26,8 @@ extension ModelContext {
         // Its own statement: a fetch in the block with the same descriptor must not reset this one.
         plan.sql += " -- enumerate"
         let size = max(1, batchSize)
+        // New records the held ones reach are the app's before the block runs, not the block's doing.
+        registerReachableRecords()
         let held = Set(registrations.keys)
         var skip = plan.limitedInSQL ? 0 : max(0, descriptor.fetchOffset ?? 0)
         var remaining = plan.limitedInSQL ? Int.max : max(0, descriptor.fetchLimit ?? .max)
@@ -70,7 +72,6 @@ extension ModelContext {
     /// `allowed`, else the first is named in an error (and nothing is released).
     private func release(keeping held: Set<ObjectIdentifier>, allowEscapingMutations allowed: Bool) throws {
         var kept: Set<ObjectIdentifier> = []
-        registerReachableRecords()
         for (key, registration) in registrations where !held.contains(key) {
             guard registration.deleted || isChanged(registration) else { continue }
             guard allowed else {

@@ -80,7 +80,9 @@ public final class ModelContext {
     /// The container the context was made from, if any.
     public internal(set) weak var container: ModelContainer?
 
-    /// Whether anything was inserted, deleted or changed since the last save.
+    /// Whether anything was inserted, deleted or changed since the last save. New records reachable from
+    /// held ones through their relationships are registered first (they are changes: the next save inserts
+    /// them).
     public var hasChanges: Bool {
         registerReachableRecords()
         return registrations.values.contains { registration in

@@ -77,7 +77,7 @@ public final class UnixListener {
                     call: "bind",
                     code: EADDRINUSE,
                     subject: path,
-                    detail: "another process listens on it"
+                    detail: "another process listens on it (or it cannot be probed)"
                 )
             }
             unlink(path)
